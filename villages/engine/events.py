@@ -1,0 +1,109 @@
+"""What a command tells the outside world, besides the new state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from .roles import Winner
+from .state import DeathCause, Phase
+
+
+class MessageKind(StrEnum):
+    TALK = "talk"
+    WOLF = "wolf"
+    WOLF_HOWL = "wolf_howl"
+    COMMON = "common"
+    COMMON_WHISPER = "common_whisper"
+    MONOLOGUE = "monologue"
+    HEAVEN = "heaven"
+    SYSTEM = "system"
+    WILL = "will"
+    OBJECTION = "objection"
+
+
+class Volume(StrEnum):
+    STRONG = "strong"
+    NORMAL = "normal"
+    WEAK = "weak"
+
+
+@dataclass(frozen=True)
+class Post:
+    """A line for the log. `code` and `params` let a page translate system lines."""
+
+    day: int
+    phase: Phase
+    kind: MessageKind
+    text: str
+    seat_no: int | None = None
+    volume: Volume = Volume.NORMAL
+    code: str = ""
+    params: tuple[tuple[str, str], ...] = ()
+    cost: int = 0  # virtual seconds consumed
+
+
+@dataclass(frozen=True)
+class Died:
+    seat_no: int
+    cause: DeathCause
+
+
+@dataclass(frozen=True)
+class PhaseChanged:
+    day: int
+    phase: Phase
+
+
+@dataclass(frozen=True)
+class Dawn:
+    day: int
+
+
+@dataclass(frozen=True)
+class Revote:
+    day: int
+    round: int
+    last_chance: bool
+
+
+@dataclass(frozen=True)
+class GameOver:
+    winner: Winner | None  # None: abandoned (廃村)
+
+
+@dataclass(frozen=True)
+class ObjectionRaised:
+    seat_no: int
+    objections_left: int
+
+
+@dataclass(frozen=True)
+class Alert:
+    """The last seconds before a sudden death: screens play a sound."""
+
+    seconds_left: int
+
+
+@dataclass(frozen=True)
+class Kicked:
+    seat_no: int
+
+
+@dataclass(frozen=True)
+class Started:
+    pass
+
+
+Event = (
+    Post
+    | Died
+    | PhaseChanged
+    | Dawn
+    | Revote
+    | GameOver
+    | ObjectionRaised
+    | Alert
+    | Kicked
+    | Started
+)

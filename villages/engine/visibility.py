@@ -1,0 +1,283 @@
+"""Who sees what (SPEC §8): the one place that decides it.
+
+Pages, the API, the WebSocket fan-out and past logs all call these functions;
+nothing else decides whether a viewer may see a message or a role.
+
+A viewer is a seat number of the village, or None for a spectator (anyone
+who holds no seat in it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from .events import MessageKind
+from .roles import Role, SubRole
+from .state import Ability, DeathCause, GameState, Phase, RoundResult, Seat
+from .texts import HOWL_TEXT, WHISPER_TEXT
+
+PUBLIC_KINDS = frozenset(
+    {MessageKind.TALK, MessageKind.SYSTEM, MessageKind.WILL, MessageKind.OBJECTION}
+)
+
+
+class MessageLike(Protocol):
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def seat_no(self) -> int | None: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class MessageView:
+    kind: MessageKind
+    seat_no: int | None
+    text: str
+
+
+def _viewer(state: GameState, viewer: int | None) -> Seat | None:
+    return None if viewer is None else state.seat(viewer)
+
+
+def everything_revealed(state: GameState) -> bool:
+    """After the end, everyone sees everything."""
+    return state.phase is Phase.ENDED
+
+
+def _sees_all(state: GameState, seat: Seat | None) -> bool:
+    if everything_revealed(state):
+        return True
+    if seat is None or seat.alive or not state.started:
+        return False
+    return not state.in_force.hide_roles_in_heaven
+
+
+def see_message(state: GameState, viewer: int | None, msg: MessageLike) -> MessageView | None:
+    """What `viewer` sees of `msg`: itself, a howl or whisper stand-in, or nothing."""
+    kind = MessageKind(msg.kind)
+    whole = MessageView(kind, msg.seat_no, msg.text)
+    if kind in PUBLIC_KINDS:
+        return whole
+    seat = _viewer(state, viewer)
+    if _sees_all(state, seat):
+        return whole
+    own = seat is not None and msg.seat_no == seat.no
+    if kind is MessageKind.WOLF:
+        if own or (seat is not None and seat.role is Role.WOLF):
+            return whole
+        return MessageView(MessageKind.WOLF_HOWL, None, HOWL_TEXT)
+    if kind is MessageKind.COMMON:
+        if own or (seat is not None and seat.role is Role.COMMON):
+            return whole
+        return MessageView(MessageKind.COMMON_WHISPER, None, WHISPER_TEXT)
+    if kind is MessageKind.HEAVEN:
+        return whole if seat is not None and not seat.alive else None
+    if kind is MessageKind.MONOLOGUE:
+        return whole if own else None
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Seats, partners, results
+
+
+def partners(state: GameState, seat_no: int) -> list[int]:
+    """Whom a player knows: wolves ↔ wolves, fanatic → wolves, commons ↔ commons,
+    lovers ↔ lovers, cupid → lovers."""
+    me = state.seat(seat_no)
+    if me is None or me.role is None:
+        return []
+    known: set[int] = set()
+    if me.role in (Role.WOLF, Role.FANATIC):
+        known |= {x.no for x in state.seats if x.role is Role.WOLF}
+    if me.role is Role.COMMON:
+        known |= {x.no for x in state.seats if x.role is Role.COMMON}
+    if me.role is Role.CUPID or me.has(SubRole.LOVERS):
+        known |= {x.no for x in state.lovers()}
+    known.discard(seat_no)
+    return sorted(known)
+
+
+def knows_role(state: GameState, viewer: int | None, seat: Seat) -> bool:
+    me = _viewer(state, viewer)
+    if seat.role is None:
+        return False
+    if _sees_all(state, me):
+        return True
+    if me is None:
+        return False
+    if me.no == seat.no:
+        return True
+    if seat.role is Role.WOLF and me.role in (Role.WOLF, Role.FANATIC):
+        return True
+    return seat.role is Role.COMMON and me.role is Role.COMMON
+
+
+def known_sub_roles(state: GameState, viewer: int | None, seat: Seat) -> frozenset[SubRole]:
+    me = _viewer(state, viewer)
+    if _sees_all(state, me):
+        return seat.sub_roles
+    if me is None:
+        return frozenset()
+    known: set[SubRole] = set()
+    if me.no == seat.no:
+        known |= seat.sub_roles - {SubRole.DECIDER}  # the decider is never told
+    if seat.has(SubRole.LOVERS) and (me.role is Role.CUPID or me.has(SubRole.LOVERS)):
+        known.add(SubRole.LOVERS)
+    return frozenset(known)
+
+
+@dataclass(frozen=True)
+class SeatView:
+    no: int
+    name: str
+    alive: bool
+    dummy: bool
+    role: Role | None
+    sub_roles: frozenset[SubRole] | None
+    has_voted: bool | None
+    death_cause: DeathCause | None
+
+
+def seat_views(state: GameState, viewer: int | None) -> list[SeatView]:
+    voted = {b.voter for b in state.current_ballots()} if state.phase is Phase.DAY else set()
+    views = []
+    for x in state.seats:
+        role_known = knows_role(state, viewer, x)
+        subs = known_sub_roles(state, viewer, x)
+        views.append(
+            SeatView(
+                no=x.no,
+                name=x.name,
+                alive=x.alive,
+                dummy=x.dummy,
+                role=x.role if role_known else None,
+                sub_roles=subs if (role_known or subs) else None,
+                has_voted=(x.no in voted) if state.phase is Phase.DAY and x.alive else None,
+                death_cause=x.death_cause if role_known and not x.alive else None,
+            )
+        )
+    return views
+
+
+@dataclass(frozen=True)
+class AbilityResult:
+    day: int
+    ability: str  # "divine" | "medium" | "guard"
+    target: int
+    result: str | None  # "human" | "wolf" | None
+
+
+def _human_or_wolf(seat: Seat) -> str:
+    return "wolf" if seat.role is Role.WOLF else "human"
+
+
+def ability_results(state: GameState, seat_no: int) -> list[AbilityResult]:
+    """The player's own results: a divination or medium reading from the next morning."""
+    me = state.seat(seat_no)
+    if me is None or me.role is None:
+        return []
+    results: list[AbilityResult] = []
+    for a in state.actions:
+        if a.seat_no != seat_no:
+            continue
+        target = state.seat(a.targets[0])
+        assert target is not None
+        if a.ability is Ability.DIVINE and state.day > a.day:
+            results.append(AbilityResult(a.day, "divine", target.no, _human_or_wolf(target)))
+        elif a.ability is Ability.GUARD:
+            results.append(AbilityResult(a.day, "guard", target.no, None))
+    if me.role is Role.MEDIUM:
+        for x in state.seats:
+            d = x.death_day
+            executed = x.death_cause is DeathCause.EXECUTED and d is not None
+            if executed and d is not None and state.day > d and _alive_at_night(me, d):
+                results.append(AbilityResult(d, "medium", x.no, _human_or_wolf(x)))
+    return sorted(results, key=lambda r: (r.day, r.ability))
+
+
+def _alive_at_night(seat: Seat, day: int) -> bool:
+    if seat.alive or seat.death_day is None:
+        return True
+    return seat.death_day > day or (seat.death_day == day and seat.death_phase is Phase.NIGHT)
+
+
+@dataclass(frozen=True)
+class MeView:
+    seat_no: int
+    alive: bool
+    role: Role | None
+    sub_roles: frozenset[SubRole]
+    partners: list[int]
+    results: list[AbilityResult]
+    vote: int | None
+    action_done: bool
+    objections_left: int
+    will: str
+
+
+def me_view(state: GameState, viewer: int | None) -> MeView | None:
+    me = _viewer(state, viewer)
+    if me is None:
+        return None
+    vote = next((b.target for b in state.current_ballots() if b.voter == me.no), None)
+    if state.phase is Phase.DAY:
+        done = vote is not None
+    elif state.phase is Phase.NIGHT:
+        done = any(
+            a.day == state.day
+            and (a.seat_no == me.no or (a.ability is Ability.ATTACK and me.role is Role.WOLF))
+            for a in state.actions
+        )
+    else:
+        done = me.start_voted if state.phase is Phase.WAITING else False
+    return MeView(
+        seat_no=me.no,
+        alive=me.alive,
+        role=me.role,
+        sub_roles=known_sub_roles(state, me.no, me),
+        partners=partners(state, me.no),
+        results=ability_results(state, me.no),
+        vote=vote if state.phase is Phase.DAY else None,
+        action_done=done,
+        objections_left=me.objections_left,
+        will=me.will,
+    )
+
+
+@dataclass(frozen=True)
+class BallotView:
+    voter: int
+    target: int
+    weight: int
+
+
+@dataclass(frozen=True)
+class VoteRoundView:
+    day: int
+    round: int
+    ballots: list[BallotView]
+    executed: int | None
+
+
+def vote_views(state: GameState) -> list[VoteRoundView]:
+    """開票: every counted round is public (a round voided by a sudden death is not)."""
+    views = []
+    for r in state.rounds:
+        if r.result is RoundResult.VOID:
+            continue
+        ballots = [
+            BallotView(b.voter, b.target, b.weight) for b in state.ballots_of_round(r.day, r.round)
+        ]
+        views.append(VoteRoundView(r.day, r.round, ballots, r.executed))
+    return views
+
+
+def message_audiences(state: GameState) -> list[int | None]:
+    """Every distinct viewer a pushed line must be computed for: each seat and spectators."""
+    return [x.no for x in state.seats if not x.dummy] + [None]
