@@ -1,0 +1,259 @@
+"""Django settings for jinro_site, read from the environment.
+
+Two runtimes share this file. Without REDIS_URL the site is *embedded*: one daphne
+process (`manage.py runsite`) with the in-memory channel layer and a sweep ticker.
+With REDIS_URL it is the production layout: channels-redis, Celery worker + beat.
+README.md lists every variable.
+"""
+
+import os
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management.utils import get_random_secret_key
+
+from jinro_site.dburl import parse_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+VAR_DIR.mkdir(exist_ok=True)
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off", ""})
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    if raw.strip().lower() in _TRUE:
+        return True
+    if raw.strip().lower() in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use 1/0, true/false)")
+
+
+def env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+# --- Runtime mode --------------------------------------------------------------------------
+
+REDIS_URL = os.environ.get("REDIS_URL", "")
+EMBEDDED = not REDIS_URL
+
+DEBUG = env_bool("DEBUG", EMBEDDED)
+
+
+def _secret_key() -> str:
+    if key := os.environ.get("SECRET_KEY"):
+        return key
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
+    key_file = VAR_DIR / "secret_key"
+    if not key_file.exists():
+        key_file.touch(mode=0o600)
+        key_file.write_text(get_random_secret_key())
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+# --- Applications --------------------------------------------------------------------------
+
+INSTALLED_APPS = [
+    "daphne",  # first: its runserver replaces Django's
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "villages",
+    "accounts",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "jinro_site.urls"
+WSGI_APPLICATION = "jinro_site.wsgi.application"
+ASGI_APPLICATION = "jinro_site.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ------------------------------------------------------------------------------
+
+DATABASES = {
+    "default": parse_database_url(
+        os.environ.get("DATABASE_URL", "sqlite:///var/db.sqlite3"), base_dir=BASE_DIR
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Several processes (daphne, a test, a worker) may share the file: wait for locks,
+    # take the write lock at BEGIN (no upgrade deadlocks), let readers run beside a writer.
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+        **DATABASES["default"]["OPTIONS"],
+    }
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# --- Language and time ---------------------------------------------------------------------
+
+LANGUAGE_CODE = "ja"
+LANGUAGES = [("ja", "日本語"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+USE_I18N = True
+TIME_ZONE = "Asia/Tokyo"
+USE_TZ = True
+
+# --- Static files --------------------------------------------------------------------------
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+
+# --- Channels and Celery -------------------------------------------------------------------
+
+
+def _redis_db(url: str) -> int:
+    path = urlsplit(url).path.strip("/")
+    return int(path) if path.isdigit() else 0
+
+
+if EMBEDDED:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # Nothing consumes this broker: the embedded site sweeps in its own process.
+    CELERY_BROKER_URL = "memory://"
+    CELERY_RESULT_BACKEND = "cache+memory://"
+else:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {
+                "hosts": [REDIS_URL],
+                # Pub/sub names are server-wide, unlike keys: keep sites (and test runs)
+                # on different Redis databases apart.
+                "prefix": f"jinro-db{_redis_db(REDIS_URL)}.",
+            },
+        }
+    }
+    CELERY_BROKER_URL = REDIS_URL
+    CELERY_RESULT_BACKEND = REDIS_URL
+
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_RESULT_EXPIRES = 3600
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+
+# --- Game settings (SPEC.md §12) -----------------------------------------------------------
+# Each is a setting of its own, overridable by an environment variable of the same name.
+# Durations are seconds. App code reads them through django.conf.settings at call time.
+
+JINRO_DEFAULTS: dict[str, int | bool] = {
+    "JINRO_KICK_VOTES": 3,
+    "JINRO_ABANDON_SECONDS": 1200,
+    "JINRO_CUPID_MIN_PLAYERS": 6,
+    "JINRO_POISON_MIN_PLAYERS": 20,
+    "JINRO_DECIDER_MIN_PLAYERS": 16,
+    "JINRO_AUTHORITY_MIN_PLAYERS": 16,
+    "JINRO_CUPID_SELF_BELOW": 18,
+    "JINRO_MIN_PHASE_SECONDS": 60,
+    "JINRO_DAY_VIRTUAL_SECONDS": 43200,
+    "JINRO_NIGHT_VIRTUAL_SECONDS": 21600,
+    "JINRO_SPEECH_UNITS_CAP": 4,
+    "JINRO_DAY_SECONDS_PER_UNIT": 450,
+    "JINRO_NIGHT_SECONDS_PER_UNIT": 900,
+    "JINRO_SILENCE_REAL_SECONDS": 60,
+    "JINRO_SILENCE_DAY_PENALTY": 3600,
+    "JINRO_SILENCE_NIGHT_PENALTY": 7200,
+    "JINRO_SPEECH_MAX_CHARS": 2000,
+    "JINRO_SPEECH_MAX_LINES": 50,
+    "JINRO_MAX_REVOTES": 4,
+    "JINRO_SUDDEN_DEATH_GRACE": 180,
+    "JINRO_ALERT_EVERY": 6,
+    "JINRO_ALERT_FROM": 90,
+    "JINRO_OUTAGE_SECONDS": 90,
+    "JINRO_OBJECTIONS_PER_PLAYER": 5,
+    "JINRO_ONE_SEAT_PER_IP": True,
+    "JINRO_MAX_ACTIVE_VILLAGES": 10,
+    "JINRO_RATE_LIMIT_ENABLED": True,
+    # Site operation, not game rules:
+    "JINRO_SWEEP_INTERVAL": 1,  # seconds between two sweeps (ticker or Celery beat)
+    "JINRO_SERVE_STATIC": DEBUG,  # daphne serves /static/ itself (no front web server)
+}
+
+_jinro = {
+    name: env_bool(name, default) if isinstance(default, bool) else env_int(name, default)
+    for name, default in JINRO_DEFAULTS.items()
+}
+globals().update(_jinro)
+
+CELERY_BEAT_SCHEDULE = {
+    "sweep-due-villages": {
+        "task": "villages.tasks.sweep",
+        "schedule": float(_jinro["JINRO_SWEEP_INTERVAL"]),
+        # A sweep that waited longer than one interval is superseded by the next one.
+        "options": {"expires": float(_jinro["JINRO_SWEEP_INTERVAL"])},
+    },
+}
+
+# --- Logging -------------------------------------------------------------------------------
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+}
