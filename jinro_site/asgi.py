@@ -1,0 +1,33 @@
+"""ASGI entry point: `daphne jinro_site.asgi:application` (and `manage.py runsite`)."""
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "jinro_site.settings")
+
+# Set Django up before importing anything that imports models (consumers, auth).
+django_application = get_asgi_application()
+
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
+
+from villages.routing import websocket_urlpatterns  # noqa: E402
+
+http_application = (
+    ASGIStaticFilesHandler(django_application)
+    if settings.JINRO_SERVE_STATIC
+    else django_application
+)
+
+application = ProtocolTypeRouter(
+    {
+        "http": http_application,
+        "websocket": AllowedHostsOriginValidator(
+            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        ),
+    }
+)

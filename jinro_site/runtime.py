@@ -1,0 +1,140 @@
+"""Where synchronous service code runs outside a request, in both runtimes.
+
+Services publish with `async_to_sync(channel_layer.group_send)(...)`. Inside a
+`sync_to_async` thread that call hops back onto the event loop that started the thread,
+which is what both runtimes rely on:
+
+* embedded (`manage.py runsite`): the `SweepTicker` runs the sweep on daphne's own loop,
+  so the in-memory channel layer reaches the server's sockets;
+* Celery worker: each worker process keeps ONE long-lived loop (`process_loop()`) and
+  tasks run their body on it, so channels-redis keeps its connections instead of meeting a
+  fresh loop per send ("Event loop is closed", django/channels_redis#332).
+"""
+
+import asyncio
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class LoopThread:
+    """An event loop running forever in a daemon thread."""
+
+    def __init__(self, name: str = "jinro-loop") -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+        # Closing runs the channel layer's per-loop clean-up (channels_redis wraps close()).
+        self.loop.close()
+
+    def stop(self, timeout: float = 5) -> None:
+        if self.loop.is_running():
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout)
+
+
+_process_loop: LoopThread | None = None
+_process_loop_pid = 0
+_process_loop_lock = threading.Lock()
+
+
+def process_loop() -> asyncio.AbstractEventLoop:
+    """This process's long-lived loop, started on first use (and again after a fork)."""
+    global _process_loop, _process_loop_pid
+    with _process_loop_lock:
+        if _process_loop is None or _process_loop_pid != os.getpid():
+            _process_loop = LoopThread("jinro-process-loop")
+            _process_loop_pid = os.getpid()
+        return _process_loop.loop
+
+
+def stop_process_loop() -> None:
+    global _process_loop
+    with _process_loop_lock:
+        if _process_loop is not None and _process_loop_pid == os.getpid():
+            _process_loop.stop()
+        _process_loop = None
+
+
+def run_sync_on_loop(func: Callable[[], T], *, loop: asyncio.AbstractEventLoop | None = None) -> T:
+    """Run the synchronous `func` as if called from an async consumer on `loop`.
+
+    `func` runs in a worker thread of `loop` with fresh database connections (closed again
+    afterwards); any `async_to_sync` inside it executes on `loop`. The caller blocks until
+    `func` returns and gets its result or exception. Must not be called on `loop` itself.
+    """
+    target = loop or process_loop()
+    call = database_sync_to_async(func, thread_sensitive=False)
+    return asyncio.run_coroutine_threadsafe(call(), target).result()
+
+
+def group_send_sync(group: str, message: dict) -> None:
+    """Send `message` to a channel-layer group from synchronous code."""
+    async_to_sync(get_channel_layer().group_send)(group, message)
+
+
+class SweepTicker(threading.Thread):
+    """Calls `target` every `interval` seconds on `loop` until stopped (embedded mode).
+
+    A failing sweep is logged and the ticker goes on: it must never take the server down.
+    The same failure repeated is logged in full once a minute, not every tick.
+    """
+
+    REPEAT_LOG_SECONDS = 60.0
+
+    def __init__(
+        self,
+        *,
+        target: Callable[[], object],
+        interval: float,
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
+        super().__init__(name="jinro-sweep-ticker", daemon=True)
+        self.sweep = target
+        self.interval = interval
+        self.loop = loop
+        self._stopping = threading.Event()
+        self._last_error: tuple[str, float] | None = None
+
+    def run(self) -> None:
+        logger.info("sweep ticker started: every %ss", self.interval)
+        while not self._stopping.wait(self.interval):
+            self.tick()
+
+    def stop(self, timeout: float | None = None) -> None:
+        self._stopping.set()
+        if self.is_alive() and threading.current_thread() is not self:
+            self.join(timeout)
+
+    def tick(self) -> None:
+        try:
+            run_sync_on_loop(self.sweep, loop=self.loop)
+        except Exception as error:
+            self._log_failure(error)
+        else:
+            self._last_error = None
+
+    def _log_failure(self, error: Exception) -> None:
+        key = f"{type(error).__name__}: {error}"
+        now = time.monotonic()
+        last = self._last_error
+        if last and last[0] == key and now - last[1] < self.REPEAT_LOG_SECONDS:
+            logger.debug("sweep failed again: %s", key)
+            return
+        self._last_error = (key, now)
+        logger.exception("sweep failed (the ticker goes on)")
