@@ -1,0 +1,65 @@
+"""Operational endpoints of the site itself."""
+
+import asyncio
+import contextlib
+import logging
+import uuid
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+logger = logging.getLogger(__name__)
+
+CHANNEL_LAYER_TIMEOUT = 3.0
+
+
+def check_database() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        cursor.fetchone()
+
+
+async def check_channel_layer() -> None:
+    """Send a message to a throwaway channel of this process and receive it back."""
+    layer = get_channel_layer()
+    channel = await layer.new_channel("healthz.")
+    token = uuid.uuid4().hex
+    try:
+        await layer.send(channel, {"type": "healthz.ping", "token": token})
+        message = await asyncio.wait_for(layer.receive(channel), CHANNEL_LAYER_TIMEOUT)
+        if message.get("token") != token:
+            raise RuntimeError("the channel layer returned another message")
+    finally:
+        await _forget_channel(layer, channel)
+
+
+async def _forget_channel(layer, channel: str) -> None:
+    # Layers drop a channel when a receive on it is cancelled (that is how a consumer's
+    # channel ends); do the same so each health check leaves no subscription behind.
+    waiter = asyncio.ensure_future(layer.receive(channel))
+    await asyncio.sleep(0)
+    waiter.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await waiter
+
+
+@never_cache
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    """200 when the database and the channel layer both answer, else 503."""
+    checks = {"database": check_database, "channel_layer": async_to_sync(check_channel_layer)}
+    body = {"status": "ok"}
+    for name, check in checks.items():
+        try:
+            check()
+        except Exception:
+            logger.exception("health check %s failed", name)
+            body[name] = "error"
+            body["status"] = "error"
+        else:
+            body[name] = "ok"
+    return JsonResponse(body, status=200 if body["status"] == "ok" else 503)
