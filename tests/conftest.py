@@ -1,0 +1,260 @@
+"""Shared fixtures and the `services` marker.
+
+* `@pytest.mark.services`: the test needs PostgreSQL and Redis for real. It is skipped
+  unless REDIS_URL and a postgres:// DATABASE_URL are set; with JINRO_CI_SERVICES=1 (CI's
+  second step) any skip of such a test is turned into a failure.
+* `daphne_server`: base URL of a real `manage.py runsite` subprocess on a free port,
+  using the test database (SQLite test databases are files for this reason).
+* `celery_worker_process`: a real `celery -A jinro_site worker` subprocess on REDIS_URL,
+  using the test database. Needs the `services` marker.
+Both subprocess fixtures imply `transactional_db`, so the subprocess sees the test's
+rows; they are started once per session and inherit this process's environment.
+* `channel_layer`: the configured channel layer, flushed after the test.
+"""
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CI_SERVICES = os.environ.get("JINRO_CI_SERVICES") == "1"
+SERVICES_PROPERTY = ("marker", "services")  # written to junit XML for .ci/run
+
+
+def missing_services() -> str | None:
+    """Why `services` tests cannot run here, or None when they can."""
+    missing = []
+    if not os.environ.get("REDIS_URL"):
+        missing.append("REDIS_URL is not set")
+    if not os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
+        missing.append("DATABASE_URL is not a postgres:// URL")
+    return "; ".join(missing) or None
+
+
+# --- The `services` marker -------------------------------------------------------------------
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("services"):
+            item.user_properties.append(SERVICES_PROPERTY)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("services") and (reason := missing_services()):
+        pytest.skip(f"needs services: {reason}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport:
+    report = yield
+    if (
+        CI_SERVICES
+        and report.skipped
+        and not hasattr(report, "wasxfail")
+        and item.get_closest_marker("services")
+    ):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"JINRO_CI_SERVICES=1: a services test may not skip ({reason})"
+    return report
+
+
+# --- Test database -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix: None,
+) -> Iterator[None]:
+    """Give a SQLite test database a file of its own, so subprocesses can share it."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    test = database.setdefault("TEST", {})
+    if database["ENGINE"].endswith("sqlite3") and not test.get("NAME"):
+        test["NAME"] = str(ROOT / "var" / f"test-{os.getpid()}.sqlite3")
+    yield
+    if name := test.get("NAME"):
+        for leftover in (f"{name}-wal", f"{name}-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(leftover)
+
+
+def subprocess_env() -> dict[str, str]:
+    """This process's environment, pointed at the test database (after its creation)."""
+    from django.db import connections
+
+    from jinro_site.dburl import database_url
+
+    env = dict(os.environ)
+    env["DATABASE_URL"] = database_url(connections["default"].settings_dict)
+    env["DJANGO_SETTINGS_MODULE"] = "jinro_site.settings"
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+# --- Subprocesses ------------------------------------------------------------------------------
+
+
+@dataclass
+class RunningProcess:
+    popen: subprocess.Popen
+    log_path: Path
+    name: str
+    url: str = ""
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def check_alive(self) -> None:
+        if self.popen.poll() is not None:
+            pytest.fail(f"{self.name} exited with {self.popen.returncode}:\n{self.log()[-4000:]}")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_process(name: str, args: list[str], log_dir: Path) -> RunningProcess:
+    log_path = log_dir / f"{name}.log"
+    log_file = log_path.open("wb")
+    popen = subprocess.Popen(
+        args,
+        cwd=ROOT,
+        env=subprocess_env(),
+        stdout=log_file,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    log_file.close()
+    return RunningProcess(popen=popen, log_path=log_path, name=name)
+
+
+def stop_process(process: RunningProcess, timeout: float = 15) -> None:
+    if process.popen.poll() is None:
+        process.popen.send_signal(signal.SIGTERM)
+        try:
+            process.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.popen.kill()
+            process.popen.wait(5)
+
+
+def wait_until(condition, *, process: RunningProcess, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        process.check_alive()
+        if condition():
+            return
+        time.sleep(0.2)
+    pytest.fail(f"{process.name}: {what} not within {timeout}s:\n{process.log()[-4000:]}")
+
+
+@pytest.fixture(scope="session")
+def _daphne_process(django_db_setup: None, tmp_path_factory) -> Iterator[RunningProcess]:
+    import urllib.error
+    import urllib.request
+
+    port = free_port()
+    process = start_process(
+        "daphne",
+        [sys.executable, "manage.py", "runsite", "--host", "127.0.0.1", "--port", str(port)],
+        tmp_path_factory.mktemp("daphne"),
+    )
+    process.url = f"http://127.0.0.1:{port}"
+
+    def answers() -> bool:
+        try:
+            with urllib.request.urlopen(f"{process.url}/healthz", timeout=2):
+                return True
+        except urllib.error.HTTPError:
+            return True  # it answered; the test decides what the answer means
+        except OSError:
+            return False
+
+    try:
+        wait_until(answers, process=process, timeout=30, what="HTTP answer")
+        yield process
+    finally:
+        stop_process(process)
+
+
+@pytest.fixture
+def daphne_server(transactional_db: None, _daphne_process: RunningProcess) -> str:
+    """Base URL (`http://127.0.0.1:<port>`) of a real site process on the test database.
+
+    The process is `manage.py runsite`: daphne plus, in embedded mode, the sweep ticker.
+    With the in-memory layer its sockets live in that process, out of this one's reach.
+    JINRO_SERVE_STATIC follows DEBUG there; set it in the environment to force it.
+    """
+    _daphne_process.check_alive()
+    return _daphne_process.url
+
+
+@pytest.fixture(scope="session")
+def _celery_worker(django_db_setup: None, tmp_path_factory) -> Iterator[RunningProcess]:
+    if reason := missing_services():
+        pytest.skip(f"needs services: {reason}")
+    from jinro_site.celery import app
+
+    nodename = f"jinro-test-{os.getpid()}@{socket.gethostname()}"
+    process = start_process(
+        "celery-worker",
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "jinro_site",
+            "worker",
+            "--loglevel=INFO",
+            "--concurrency=2",
+            "--hostname",
+            nodename,
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        tmp_path_factory.mktemp("celery"),
+    )
+    process.name = nodename
+
+    def answers() -> bool:
+        return bool(app.control.ping(destination=[nodename], timeout=0.5))
+
+    try:
+        wait_until(answers, process=process, timeout=60, what="control ping")
+        yield process
+    finally:
+        stop_process(process, timeout=30)
+
+
+@pytest.fixture
+def celery_worker_process(transactional_db: None, _celery_worker: RunningProcess) -> RunningProcess:
+    """A real Celery worker (REDIS_URL broker) on the test database; mark the test `services`."""
+    _celery_worker.check_alive()
+    return _celery_worker
+
+
+# --- Channels ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def channel_layer():
+    """The configured channel layer for an async test, flushed (connections closed) after it."""
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    yield layer
+    await layer.flush()

@@ -1,0 +1,351 @@
+"""The foundation: settings, a page, /healthz, the channel layer and both runtimes."""
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import types
+import urllib.request
+from functools import partial
+from pathlib import Path
+
+import pytest
+from channels.testing import WebsocketCommunicator
+from django.conf import settings as django_settings
+
+from jinro_site.dburl import parse_database_url
+from jinro_site.runtime import LoopThread, SweepTicker, group_send_sync, run_sync_on_loop
+from villages.groups import public_group, village_event
+
+ROOT = Path(__file__).resolve().parent.parent
+ORIGIN = (b"origin", b"http://127.0.0.1")
+IN_MEMORY = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
+# --- Settings ------------------------------------------------------------------------------
+
+
+def settings_in_subprocess(env: dict[str, str], expression: str) -> subprocess.CompletedProcess:
+    code = (
+        "import django, json; django.setup(); from django.conf import settings; "
+        f"print(json.dumps({expression}))"
+    )
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("JINRO_")}
+    full_env.update(env, DJANGO_SETTINGS_MODULE="jinro_site.settings")
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=full_env, capture_output=True, text=True
+    )
+
+
+def test_every_spec_setting_has_its_default():
+    expected = {
+        "JINRO_KICK_VOTES": 3,
+        "JINRO_ABANDON_SECONDS": 1200,
+        "JINRO_CUPID_MIN_PLAYERS": 6,
+        "JINRO_POISON_MIN_PLAYERS": 20,
+        "JINRO_DECIDER_MIN_PLAYERS": 16,
+        "JINRO_AUTHORITY_MIN_PLAYERS": 16,
+        "JINRO_CUPID_SELF_BELOW": 18,
+        "JINRO_MIN_PHASE_SECONDS": 60,
+        "JINRO_DAY_VIRTUAL_SECONDS": 43200,
+        "JINRO_NIGHT_VIRTUAL_SECONDS": 21600,
+        "JINRO_SPEECH_UNITS_CAP": 4,
+        "JINRO_DAY_SECONDS_PER_UNIT": 450,
+        "JINRO_NIGHT_SECONDS_PER_UNIT": 900,
+        "JINRO_SILENCE_REAL_SECONDS": 60,
+        "JINRO_SILENCE_DAY_PENALTY": 3600,
+        "JINRO_SILENCE_NIGHT_PENALTY": 7200,
+        "JINRO_SPEECH_MAX_CHARS": 2000,
+        "JINRO_SPEECH_MAX_LINES": 50,
+        "JINRO_MAX_REVOTES": 4,
+        "JINRO_SUDDEN_DEATH_GRACE": 180,
+        "JINRO_ALERT_EVERY": 6,
+        "JINRO_ALERT_FROM": 90,
+        "JINRO_OUTAGE_SECONDS": 90,
+        "JINRO_OBJECTIONS_PER_PLAYER": 5,
+        "JINRO_ONE_SEAT_PER_IP": True,
+        "JINRO_MAX_ACTIVE_VILLAGES": 10,
+        "JINRO_RATE_LIMIT_ENABLED": True,
+        "JINRO_SWEEP_INTERVAL": 1,
+    }
+    defaults = django_settings.JINRO_DEFAULTS
+    assert {name: defaults[name] for name in expected} == expected
+    assert set(defaults) - set(expected) == {"JINRO_SERVE_STATIC"}
+
+
+def test_jinro_settings_are_read_from_the_environment():
+    result = settings_in_subprocess(
+        {"JINRO_KICK_VOTES": "5", "JINRO_ONE_SEAT_PER_IP": "off", "JINRO_SWEEP_INTERVAL": "3"},
+        "[settings.JINRO_KICK_VOTES, settings.JINRO_ONE_SEAT_PER_IP, "
+        "settings.JINRO_RATE_LIMIT_ENABLED, settings.CELERY_BEAT_SCHEDULE"
+        "['sweep-due-villages']['schedule']]",
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [5, False, True, 3.0]
+
+
+def test_a_malformed_setting_is_refused_by_name():
+    result = settings_in_subprocess({"JINRO_MAX_REVOTES": "four"}, "settings.JINRO_MAX_REVOTES")
+    assert result.returncode != 0
+    assert "JINRO_MAX_REVOTES='four' is not an integer" in result.stderr
+
+
+def test_readme_lists_every_jinro_setting_with_its_default():
+    readme = (ROOT / "README.md").read_text()
+    rows = dict(re.findall(r"^\| `(JINRO_\w+)` \| `([^`]*)` \|", readme, flags=re.MULTILINE))
+    expected = {
+        name: (
+            "same as DEBUG"
+            if name == "JINRO_SERVE_STATIC"
+            else str(default).lower()
+            if isinstance(default, bool)
+            else str(default)
+        )
+        for name, default in django_settings.JINRO_DEFAULTS.items()
+    }
+    assert rows == expected
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        (
+            "postgres://postgres@127.0.0.1:5432/jinro",
+            {
+                "NAME": "jinro",
+                "USER": "postgres",
+                "PASSWORD": "",
+                "HOST": "127.0.0.1",
+                "PORT": "5432",
+            },
+        ),
+        (
+            "postgresql://u%40x:p%2Fw@db.example:6543/site?sslmode=require",
+            {
+                "NAME": "site",
+                "USER": "u@x",
+                "PASSWORD": "p/w",
+                "HOST": "db.example",
+                "PORT": "6543",
+                "OPTIONS": {"sslmode": "require"},
+            },
+        ),
+        ("postgres://%2Fvar%2Frun%2Fpostgresql/jinro", {"HOST": "/var/run/postgresql"}),
+        ("sqlite:///var/db.sqlite3", {"NAME": ROOT / "var" / "db.sqlite3"}),
+        ("sqlite:////tmp/x.sqlite3", {"NAME": Path("/tmp/x.sqlite3")}),
+        ("sqlite:///:memory:", {"NAME": ":memory:"}),
+    ],
+)
+def test_database_url_is_parsed(url, expected):
+    entry = parse_database_url(url, base_dir=ROOT)
+    assert {key: entry[key] for key in expected} == expected
+
+
+def test_unknown_database_scheme_is_refused():
+    with pytest.raises(ValueError, match="mysql"):
+        parse_database_url("mysql://localhost/jinro", base_dir=ROOT)
+
+
+def test_beat_schedule_sweeps_every_interval():
+    entry = django_settings.CELERY_BEAT_SCHEDULE["sweep-due-villages"]
+    assert entry["task"] == "villages.tasks.sweep"
+    assert entry["schedule"] == django_settings.JINRO_SWEEP_INTERVAL
+
+
+def test_daphne_is_the_first_installed_app():
+    assert django_settings.INSTALLED_APPS[0] == "daphne"
+
+
+# --- HTTP ------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_top_page_renders(client):
+    response = client.get("/")
+    assert response.status_code == 200
+    assert "汝は人狼なりや？" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_healthz_reports_database_and_channel_layer(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "database": "ok", "channel_layer": "ok"}
+
+
+@pytest.mark.django_db
+def test_healthz_is_503_when_a_check_fails(client, monkeypatch):
+    def broken() -> None:
+        raise OSError("database unreachable")
+
+    monkeypatch.setattr("jinro_site.views.check_database", broken)
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json() == {"status": "error", "database": "error", "channel_layer": "ok"}
+
+
+# --- WebSocket through the channel layer -----------------------------------------------------
+
+
+async def assert_group_event_reaches_socket(layer) -> None:
+    from jinro_site.asgi import application
+
+    communicator = WebsocketCommunicator(application, "/ws/villages/1/", headers=[ORIGIN])
+    connected, _ = await communicator.connect()
+    assert connected
+    try:
+        await layer.group_send(public_group(1), village_event({"type": "ping", "n": 1}))
+        assert await communicator.receive_json_from(timeout=5) == {"type": "ping", "n": 1}
+    finally:
+        await communicator.disconnect()
+
+
+async def test_websocket_round_trip_through_in_memory_layer(settings, channel_layer):
+    settings.CHANNEL_LAYERS = IN_MEMORY
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    assert type(layer).__name__ == "InMemoryChannelLayer"
+    await assert_group_event_reaches_socket(layer)
+
+
+@pytest.mark.services
+async def test_websocket_round_trip_through_redis_layer(channel_layer):
+    assert type(channel_layer).__name__ == "RedisPubSubChannelLayer"
+    await assert_group_event_reaches_socket(channel_layer)
+
+
+async def test_websocket_from_another_origin_is_refused():
+    from jinro_site.asgi import application
+
+    communicator = WebsocketCommunicator(
+        application, "/ws/villages/1/", headers=[(b"origin", b"http://evil.example")]
+    )
+    connected, _ = await communicator.connect()
+    assert not connected
+
+
+@pytest.mark.services
+async def test_sync_code_on_the_process_loop_publishes_to_sockets(channel_layer):
+    """What a Celery task does: publish from sync code, on the worker's long-lived loop."""
+    from jinro_site.asgi import application
+
+    communicator = WebsocketCommunicator(application, "/ws/villages/2/", headers=[ORIGIN])
+    connected, _ = await communicator.connect()
+    assert connected
+    try:
+        for n in (1, 2):  # twice: the loop and its Redis connections outlive one send
+            send = partial(group_send_sync, public_group(2), village_event({"n": n}))
+            await asyncio.to_thread(run_sync_on_loop, send)
+            assert await communicator.receive_json_from(timeout=5) == {"n": n}
+    finally:
+        await communicator.disconnect()
+
+
+# --- Real processes --------------------------------------------------------------------------
+
+
+def test_daphne_server_answers_http_and_websocket(daphne_server):
+    with urllib.request.urlopen(f"{daphne_server}/healthz", timeout=10) as response:
+        assert json.load(response) == {"status": "ok", "database": "ok", "channel_layer": "ok"}
+    with urllib.request.urlopen(f"{daphne_server}/", timeout=10) as response:
+        assert "汝は人狼なりや？" in response.read().decode()
+
+    async def connect() -> None:
+        import websockets
+
+        ws_url = daphne_server.replace("http", "ws") + "/ws/villages/1/"
+        async with websockets.connect(ws_url, origin="http://127.0.0.1") as socket:
+            await socket.ping()
+
+    asyncio.run(connect())
+
+
+@pytest.mark.services
+def test_group_event_reaches_a_socket_of_the_daphne_process(daphne_server):
+    async def round_trip() -> None:
+        import websockets
+        from channels.layers import get_channel_layer
+
+        layer = get_channel_layer()
+        ws_url = daphne_server.replace("http", "ws") + "/ws/villages/3/"
+        try:
+            async with websockets.connect(ws_url, origin="http://127.0.0.1") as socket:
+                await layer.group_send(public_group(3), village_event({"across": "processes"}))
+                received = await asyncio.wait_for(socket.recv(), 10)
+                assert json.loads(received) == {"across": "processes"}
+        finally:
+            await layer.flush()
+
+    asyncio.run(round_trip())
+
+
+@pytest.mark.services
+def test_celery_task_round_trip_through_redis(celery_worker_process):
+    from villages.tasks import ping
+
+    assert ping.delay().get(timeout=30) == "pong"
+
+
+# --- The sweep in both runtimes --------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_clock(monkeypatch):
+    """Stand-in for villages.services.clock; `calls` counts sweeps, `fail_first` fails one."""
+    module = types.ModuleType("villages.services.clock")
+    module.calls = 0
+    module.fail_first = False
+    module.swept = threading.Event()
+
+    def sweep_due_villages() -> None:
+        module.calls += 1
+        if module.fail_first and module.calls == 1:
+            raise RuntimeError("first sweep fails")
+        module.swept.set()
+
+    module.sweep_due_villages = sweep_due_villages
+    monkeypatch.setitem(sys.modules, "villages.services.clock", module)
+    return module
+
+
+@pytest.fixture
+def loop_thread():
+    running = LoopThread("test-loop")
+    yield running
+    running.stop()
+
+
+def test_embedded_ticker_calls_the_sweep(fake_clock, loop_thread):
+    from villages.tasks import run_sweep
+
+    ticker = SweepTicker(target=run_sweep, interval=0.05, loop=loop_thread.loop)
+    ticker.start()
+    try:
+        assert fake_clock.swept.wait(5), "the ticker never called sweep_due_villages()"
+    finally:
+        ticker.stop(timeout=5)
+    assert not ticker.is_alive()
+
+
+def test_embedded_ticker_survives_a_failing_sweep(fake_clock, loop_thread):
+    from villages.tasks import run_sweep
+
+    fake_clock.fail_first = True
+    ticker = SweepTicker(target=run_sweep, interval=0.05, loop=loop_thread.loop)
+    ticker.start()
+    try:
+        assert fake_clock.swept.wait(5), "the ticker stopped after a failing sweep"
+    finally:
+        ticker.stop(timeout=5)
+    assert fake_clock.calls >= 2
+
+
+def test_sweep_task_calls_the_same_sweep(fake_clock):
+    from villages.tasks import sweep
+
+    sweep()  # the task body, as a worker runs it (on the process's long-lived loop)
+    assert fake_clock.calls == 1
