@@ -1,0 +1,28 @@
+# Sourced by bin/run and bin/test: create .venv and install the project into it when needed.
+# `jinro_setup` installs the site; `jinro_setup dev` also the test tools. A re-run installs
+# again only when pyproject.toml has changed. PYTHON picks the interpreter (default python3).
+
+jinro_setup() {
+  local extras=${1:-} python=${PYTHON:-python3}
+  if ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
+    if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+      echo "jinro_site needs Python 3.11 or newer as '$python' (set PYTHON=/path/to/python3.11)." >&2
+      return 1
+    fi
+    echo "Creating .venv with $("$python" --version) ..."
+    rm -rf .venv
+    if ! "$python" -m venv .venv; then
+      echo "Could not create .venv. On Debian/Ubuntu: sudo apt-get install python3-venv" >&2
+      return 1
+    fi
+  fi
+  # The stamp says what was installed for which pyproject.toml; "dev" includes the site.
+  local installed want
+  installed=$(cat .venv/.jinro-installed 2>/dev/null || true)
+  want="$(sha256sum pyproject.toml | cut -d' ' -f1) ${extras:-site}"
+  if [ "$installed" != "$want" ] && [ "$installed" != "${want% *} dev" ]; then
+    echo "Installing jinro_site${extras:+ with its $extras tools} into .venv (the first time takes a few minutes) ..."
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${extras:+[$extras]}"
+    echo "$want" > .venv/.jinro-installed
+  fi
+}
