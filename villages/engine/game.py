@@ -820,11 +820,7 @@ def tick(state: GameState, *, rules: Rules, rng: random.Random, now: datetime) -
     if s.phase is Phase.WAITING:
         last = s.clock.last_activity_at
         if last is not None and now - last >= timedelta(seconds=rules.abandon_seconds):
-            s.abandoned = True
-            s.phase = Phase.ENDED
-            run.post("abandoned")
-            run.events.append(GameOver(None))
-            run.events.append(PhaseChanged(s.day, s.phase))
+            _abandon(run)
         return run.done()
     if s.phase is Phase.ENDED:
         return run.done()
@@ -951,3 +947,23 @@ def start_now(state: GameState, *, rules: Rules, rng: random.Random, now: dateti
         raise WrongPhase()
     _start(run, rng)
     return run.done()
+
+
+def abandon(state: GameState, *, rules: Rules, now: datetime) -> Step:
+    """廃村: staff close a village, whatever its phase; nobody wins."""
+    if state.phase is Phase.ENDED:
+        raise WrongPhase("この村はすでに終わっています。")
+    run = _Run(state, rules, now)
+    _abandon(run)
+    return run.done()
+
+
+def _abandon(run: _Run) -> None:
+    s = run.state
+    s.abandoned = True
+    s.phase = Phase.ENDED
+    c = s.clock
+    c.time_up_at = c.sudden_death_at = c.last_alert_at = None
+    run.post("abandoned")
+    run.events.append(GameOver(None))
+    run.events.append(PhaseChanged(s.day, s.phase))
