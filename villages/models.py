@@ -1,0 +1,191 @@
+"""Persistence only: villages, seats, messages, ballots, night actions, icons.
+
+The rules live in `villages.engine`; `villages.services.persist` maps these
+rows to the engine's state and back.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.templatetags.static import static
+from django.utils.translation import gettext_lazy as _
+
+
+class Icon(models.Model):
+    """A picture a seat may wear: the site's own set, or one an admin uploaded."""
+
+    name = models.CharField(_("名前"), max_length=40)
+    static_path = models.CharField(_("静的ファイル"), max_length=200, blank=True)
+    image = models.FileField(_("画像"), upload_to="icons/", blank=True)
+    order = models.PositiveIntegerField(_("並び順"), default=0)
+    is_active = models.BooleanField(_("使用可"), default=True)
+
+    class Meta:
+        ordering = ["order", "id"]
+        verbose_name = _("アイコン")
+        verbose_name_plural = _("アイコン")
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def url(self) -> str:
+        if self.image:
+            return str(self.image.url)
+        return static(self.static_path)
+
+
+class Village(models.Model):
+    class Status(models.TextChoices):
+        WAITING = "waiting", _("募集中")
+        PLAYING = "playing", _("ゲーム中")
+        ENDED = "ended", _("終了")
+
+    name = models.CharField(_("村の名前"), max_length=60)
+    comment = models.CharField(_("村の説明"), max_length=200, blank=True)
+    capacity = models.PositiveSmallIntegerField(_("定員"))
+    options = models.JSONField(_("オプション"), default=dict)
+    status = models.CharField(
+        _("状態"), max_length=10, choices=Status.choices, default=Status.WAITING, db_index=True
+    )
+    day = models.PositiveSmallIntegerField(_("日"), default=0)
+    phase = models.CharField(_("場面"), max_length=10, default="waiting")
+    winner = models.CharField(_("勝者"), max_length=10, blank=True)
+    abandoned = models.BooleanField(_("廃村"), default=False)
+    game = models.JSONField(default=dict, help_text="The engine's clock and counters.")
+    seed = models.BigIntegerField(default=0)
+    version = models.PositiveIntegerField(default=0)
+    deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(_("作成"), auto_now_add=True)
+    started_at = models.DateTimeField(_("開始"), null=True, blank=True)
+    ended_at = models.DateTimeField(_("終了"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name = _("村")
+        verbose_name_plural = _("村")
+
+    def __str__(self) -> str:
+        return f"{self.id}番地 {self.name}"
+
+
+class Seat(models.Model):
+    village = models.ForeignKey(Village, on_delete=models.CASCADE, related_name="seats")
+    seat_no = models.PositiveSmallIntegerField(_("席番号"))
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="seats",
+    )
+    handle_name = models.CharField(_("ハンドル名"), max_length=40)
+    icon = models.ForeignKey(Icon, null=True, blank=True, on_delete=models.SET_NULL)
+    trip = models.CharField(_("トリップ"), max_length=20, blank=True)
+    ip = models.GenericIPAddressField(null=True, blank=True)
+    dummy = models.BooleanField(_("身代わり君"), default=False)
+    kicked = models.BooleanField(_("キック済み"), default=False)
+    start_voted = models.BooleanField(default=False)
+    role = models.CharField(_("役職"), max_length=10, blank=True)
+    sub_roles = models.JSONField(_("兼任"), default=list, blank=True)
+    alive = models.BooleanField(_("生存"), default=True)
+    death_cause = models.CharField(_("死因"), max_length=10, blank=True)
+    death_day = models.PositiveSmallIntegerField(null=True, blank=True)
+    death_phase = models.CharField(max_length=10, blank=True)
+    will = models.TextField(_("遺言"), blank=True)
+    will_published = models.BooleanField(default=False)
+    objections_left = models.PositiveSmallIntegerField(default=5)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["village", "seat_no"]
+        verbose_name = _("席")
+        verbose_name_plural = _("席")
+        constraints = [
+            models.UniqueConstraint(fields=["village", "seat_no"], name="seat_no_unique"),
+            models.UniqueConstraint(
+                fields=["village", "user"],
+                condition=Q(kicked=False),
+                name="one_seat_per_user",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.village_id}/{self.seat_no} {self.handle_name}"
+
+
+class Message(models.Model):
+    village = models.ForeignKey(Village, on_delete=models.CASCADE, related_name="messages")
+    day = models.PositiveSmallIntegerField(default=0)
+    phase = models.CharField(max_length=10)
+    kind = models.CharField(_("種類"), max_length=16)
+    seat_no = models.PositiveSmallIntegerField(null=True, blank=True)
+    text = models.TextField(_("本文"))
+    volume = models.CharField(max_length=8, default="normal")
+    code = models.CharField(max_length=32, blank=True)
+    params = models.JSONField(default=dict, blank=True)
+    cost = models.PositiveIntegerField(default=0)
+    hidden = models.BooleanField(_("非表示"), default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["village", "id"])]
+        verbose_name = _("発言")
+        verbose_name_plural = _("発言")
+
+    def __str__(self) -> str:
+        return f"{self.village_id} {self.kind}: {self.text[:30]}"
+
+
+class Ballot(models.Model):
+    """One execution ballot of one round of one day."""
+
+    village = models.ForeignKey(Village, on_delete=models.CASCADE, related_name="ballots")
+    day = models.PositiveSmallIntegerField()
+    round = models.PositiveSmallIntegerField()
+    voter = models.PositiveSmallIntegerField()
+    target = models.PositiveSmallIntegerField()
+    weight = models.PositiveSmallIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["village", "day", "round", "voter"], name="one_ballot_per_round"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.village_id} day{self.day}#{self.round}: {self.voter}→{self.target}"
+
+
+class NightAction(models.Model):
+    village = models.ForeignKey(Village, on_delete=models.CASCADE, related_name="night_actions")
+    day = models.PositiveSmallIntegerField()
+    seat_no = models.PositiveSmallIntegerField()
+    ability = models.CharField(max_length=10)
+    targets = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["village", "day", "seat_no", "ability"], name="one_action_per_night"
+            ),
+            models.UniqueConstraint(
+                fields=["village", "day"],
+                condition=Q(ability="attack"),
+                name="one_attack_per_night",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.village_id} night{self.day}: {self.seat_no} {self.ability} {self.targets}"
