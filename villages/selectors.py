@@ -1,0 +1,190 @@
+"""Reads: what a viewer may see of villages, built on the engine's visibility function.
+
+Every page, API answer, WebSocket frame and past log goes through here; the
+decision itself is `villages.engine.visibility`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+
+from villages.engine import GameState, Phase
+from villages.engine import game as engine
+from villages.engine import visibility as vis
+from villages.models import Message, Seat, Village
+from villages.services.config import rules
+from villages.services.errors import NotFound
+from villages.services.persist import Loaded, load, options_from_api, options_to_api
+
+
+def _iso(value: Any) -> str | None:
+    return value.isoformat() if value else None
+
+
+def villages(status: str | None = None) -> QuerySet[Village]:
+    qs = Village.objects.annotate(seated=Count("seats", filter=Q(seats__kicked=False))).order_by(
+        "-id"
+    )
+    if status:
+        qs = qs.filter(status=status)
+    return qs
+
+
+def get_village(village_id: int) -> Village:
+    village = villages().filter(pk=village_id).first()
+    if village is None:
+        raise NotFound("村が見つかりません。")
+    return village
+
+
+def village_dict(village: Village) -> dict[str, Any]:
+    seated = getattr(village, "seated", None)
+    if seated is None:
+        seated = village.seats.filter(kicked=False).count()
+    return {
+        "id": village.pk,
+        "name": village.name,
+        "comment": village.comment,
+        "status": village.status,
+        "capacity": village.capacity,
+        "seated": seated,
+        "day": village.day,
+        "phase": village.phase,
+        "options": options_to_api(options_from_api(village.options)),
+        "created_at": _iso(village.created_at),
+        "winner": village.winner or None,
+        "abandoned": village.abandoned,
+    }
+
+
+# ---------------------------------------------------------------------------
+# One viewer's view of one village
+
+
+@dataclass
+class View:
+    """A loaded village and who is looking at it (a seat number, or None for a spectator)."""
+
+    loaded: Loaded
+    viewer: int | None
+
+    @property
+    def state(self) -> GameState:
+        return self.loaded.state
+
+    @property
+    def village(self) -> Village:
+        return self.loaded.village
+
+
+def view_for(village_id: int, user_id: int | None) -> View:
+    village = Village.objects.filter(pk=village_id).first()
+    if village is None:
+        raise NotFound("村が見つかりません。")
+    loaded = load(village)
+    row = loaded.seat_of_user(user_id)
+    return View(loaded, row.seat_no if row else None)
+
+
+def message_dict(msg: Message, seen: vis.MessageView) -> dict[str, Any]:
+    return {
+        "id": msg.pk,
+        "day": msg.day,
+        "phase": msg.phase,
+        "kind": seen.kind.value,
+        "seat_no": seen.seat_no,
+        "text": seen.text,
+        "volume": msg.volume,
+        "created_at": _iso(msg.created_at),
+        "code": msg.code if seen.kind == msg.kind else "",
+    }
+
+
+def visible_messages(
+    state: GameState, viewer: int | None, messages: Iterable[Message]
+) -> list[dict[str, Any]]:
+    out = []
+    for msg in messages:
+        seen = vis.see_message(state, viewer, msg)
+        if seen is not None:
+            out.append(message_dict(msg, seen))
+    return out
+
+
+def messages_for(view: View, after: int = 0) -> list[dict[str, Any]]:
+    qs = Message.objects.filter(village=view.village, hidden=False, id__gt=after).order_by("id")
+    return visible_messages(view.state, view.viewer, qs)
+
+
+def state_dict(view: View) -> dict[str, Any]:
+    state, village = view.state, view.village
+    now = timezone.now()
+    r = rules()
+    rows = view.loaded.rows
+    seats = []
+    for sv in vis.seat_views(state, view.viewer):
+        row: Seat = rows[sv.no]
+        seats.append(
+            {
+                "seat_no": sv.no,
+                "handle_name": sv.name,
+                "username": row.user.username if row.user else None,
+                "icon": row.icon_id,
+                "icon_url": row.icon.url if row.icon else None,
+                "trip": row.trip,
+                "dummy": sv.dummy,
+                "alive": sv.alive,
+                "role": sv.role.value if sv.role else None,
+                "sub_roles": sorted(s.value for s in sv.sub_roles)
+                if sv.sub_roles is not None
+                else None,
+                "has_voted": sv.has_voted,
+                "death_cause": sv.death_cause.value if sv.death_cause else None,
+            }
+        )
+    me = vis.me_view(state, view.viewer)
+    sudden = state.clock.sudden_death_at if state.phase in (Phase.DAY, Phase.NIGHT) else None
+    return {
+        "village": village_dict(village),
+        "clock": {
+            "virtual_seconds_left": engine.virtual_seconds_left(state, now, r),
+            "phase_deadline": _iso(engine.phase_deadline(state)),
+            "sudden_death_deadline": _iso(sudden),
+            "time_up": state.clock.time_up_at is not None,
+        },
+        "seats": seats,
+        "me": None
+        if me is None
+        else {
+            "seat_no": me.seat_no,
+            "alive": me.alive,
+            "role": me.role.value if me.role else None,
+            "sub_roles": sorted(s.value for s in me.sub_roles),
+            "partners": me.partners,
+            "results": [
+                {"day": x.day, "ability": x.ability, "target": x.target, "result": x.result}
+                for x in me.results
+            ],
+            "vote": me.vote,
+            "action_done": me.action_done,
+            "objections_left": me.objections_left,
+            "will": me.will,
+        },
+        "votes": [
+            {
+                "day": v.day,
+                "round": v.round,
+                "ballots": [
+                    {"voter": b.voter, "target": b.target, "weight": b.weight} for b in v.ballots
+                ],
+                "executed": v.executed,
+            }
+            for v in vis.vote_views(state)
+        ],
+        "winner": state.winner.value if state.winner else None,
+    }

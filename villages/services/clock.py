@@ -1,0 +1,63 @@
+"""The sweep: every due village's clock advanced by the engine, exactly once.
+
+Celery beat (production) and the embedded ticker both call
+`sweep_due_villages`; it is idempotent and safe beside other sweepers: a
+village another process holds is skipped (`skip_locked` on PostgreSQL), and
+the version compare-and-set in `core.run` settles any other race.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from datetime import datetime
+
+from django.utils import timezone
+
+from villages.engine import Step
+from villages.engine import game as engine
+from villages.models import Village
+
+from . import core
+from .config import rules
+from .errors import NotFound
+from .persist import Loaded
+
+logger = logging.getLogger(__name__)
+
+BATCH = 500
+
+
+def tick_village(village_id: int, *, now: datetime | None = None) -> None:
+    """Advance one village's clock to now (silence, time-up, alerts, sudden death, abandon)."""
+
+    def command(loaded: Loaded, rng: random.Random, at: datetime) -> tuple[Step, None]:
+        due = loaded.village.deadline_at
+        if due is None or due > at:  # another sweeper already did it
+            return core.no_change(loaded), None
+        return engine.tick(loaded.state, rules=rules(), rng=rng, now=at), None
+
+    core.run(village_id, command, now=now, skip_locked=True)
+
+
+def sweep_due_villages(*, now: datetime | None = None) -> int:
+    """Tick every village whose `deadline_at` has come; returns how many were ticked."""
+    at = now or timezone.now()
+    due = list(
+        Village.objects.filter(
+            deadline_at__lte=at,
+            status__in=[Village.Status.WAITING, Village.Status.PLAYING],
+        )
+        .order_by("deadline_at")
+        .values_list("pk", flat=True)[:BATCH]
+    )
+    done = 0
+    for village_id in due:
+        try:
+            tick_village(village_id, now=now)
+            done += 1
+        except NotFound:  # held by another sweeper, or deleted
+            continue
+        except Exception:
+            logger.exception("sweep of village %s failed", village_id)
+    return done

@@ -1,0 +1,195 @@
+"""A village's life before and around the game: create, sit, leave, start, kick, cast, abandon."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import random
+import secrets
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from villages.engine import Step
+from villages.engine import game as engine
+from villages.engine.errors import BadRequest, Forbidden, NotSeated
+from villages.models import Icon, Seat, Village
+
+from . import core
+from .config import flag, number, rules
+from .errors import AlreadySeated, TooManyVillages
+from .persist import Loaded, game_json, options_from_api, options_to_api
+
+
+def trip_of(secret: str) -> str:
+    """◆ + a keyed hash of the secret; the secret itself is never stored."""
+    if not secret:
+        return ""
+    digest = hmac.new(
+        settings.SECRET_KEY.encode(), f"trip:{secret}".encode(), hashlib.sha256
+    ).digest()
+    return "◆" + base64.b64encode(digest).decode()[:10]
+
+
+def _user_seat(loaded: Loaded, user: AbstractBaseUser) -> Seat:
+    row = loaded.seat_of_user(user.pk)
+    if row is None:
+        raise NotSeated()
+    return row
+
+
+def create_village(
+    *,
+    user: AbstractBaseUser,
+    name: str,
+    comment: str = "",
+    capacity: int,
+    options: dict[str, Any] | None = None,
+) -> Village:
+    """村を作成: validated by the engine; the creator is not seated."""
+    name = name.strip()
+    if not name:
+        raise BadRequest("村の名前を入力してください。")
+    if len(name) > 60 or len(comment) > 200:
+        raise BadRequest("村の名前は60文字、説明は200文字までです。")
+    opts = options_from_api(options)
+    now = timezone.now()
+    state = engine.new_village(capacity=capacity, options=opts, rules=rules(), now=now)
+    with transaction.atomic():
+        active = Village.objects.filter(
+            status__in=[Village.Status.WAITING, Village.Status.PLAYING]
+        ).count()
+        if active >= number("MAX_ACTIVE_VILLAGES"):
+            raise TooManyVillages()
+        village = Village.objects.create(
+            name=name,
+            comment=comment.strip(),
+            capacity=capacity,
+            options=options_to_api(opts),
+            created_by=user,
+            seed=secrets.randbits(62),
+            game=game_json(state),
+            deadline_at=engine.next_deadline(state, rules()),
+        )
+        for seat in state.seats:  # the dummy boy
+            Seat.objects.create(
+                village=village,
+                seat_no=seat.no,
+                handle_name=seat.name,
+                dummy=True,
+                start_voted=True,
+                objections_left=0,
+                icon=Icon.objects.filter(is_active=True).first(),
+            )
+    return village
+
+
+def sit(
+    *,
+    village_id: int,
+    user: AbstractBaseUser,
+    handle_name: str,
+    icon_id: int | None,
+    trip: str = "",
+    ip: str | None = None,
+) -> int:
+    """村人登録: returns the new seat number."""
+    icon = Icon.objects.filter(pk=icon_id, is_active=True).first() if icon_id else None
+    if icon is None:
+        raise BadRequest("アイコンを選んでください。")
+
+    def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, int]:
+        village = loaded.village
+        if loaded.seat_of_user(user.pk) is not None:
+            raise AlreadySeated()
+        if village.seats.filter(user=user, kicked=True).exists():
+            raise Forbidden("この村からはキックされています。")
+        if ip and flag("ONE_SEAT_PER_IP") and village.seats.filter(ip=ip, kicked=False).exists():
+            raise AlreadySeated("同じ接続元からはひとつの村にひと席までです。")
+        step, seat_no = engine.sit(loaded.state, name=handle_name, rules=rules(), now=now)
+        loaded.new_rows[seat_no] = Seat(
+            village=village,
+            seat_no=seat_no,
+            user=user,
+            handle_name=handle_name.strip(),
+            icon=icon,
+            trip=trip_of(trip),
+            ip=ip,
+        )
+        return step, seat_no
+
+    return core.run(village_id, command)
+
+
+def leave(*, village_id: int, user: AbstractBaseUser) -> None:
+    def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, None]:
+        seat = _user_seat(loaded, user)
+        return engine.leave(loaded.state, seat_no=seat.seat_no, rules=rules(), now=now), None
+
+    core.run(village_id, command)
+
+
+def vote_start(*, village_id: int, user: AbstractBaseUser) -> bool:
+    """ゲーム開始 vote; returns whether the game started."""
+
+    def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, bool]:
+        seat = _user_seat(loaded, user)
+        return engine.vote_start(
+            loaded.state, seat_no=seat.seat_no, rules=rules(), rng=rng, now=now
+        )
+
+    return core.run(village_id, command)
+
+
+def kick_vote(*, village_id: int, user: AbstractBaseUser, target: int) -> bool:
+    """キック投票 (staff kick at once); returns whether the seat was removed."""
+    staff = bool(getattr(user, "is_staff", False))
+
+    def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, bool]:
+        row = loaded.seat_of_user(user.pk)
+        if row is None and not staff:
+            raise NotSeated()
+        return engine.kick_vote(
+            loaded.state,
+            voter=row.seat_no if row is not None else None,
+            target=target,
+            rules=rules(),
+            now=now,
+            staff=staff and row is None,
+        )
+
+    return core.run(village_id, command)
+
+
+def fix_cast(
+    *,
+    village_id: int,
+    user: AbstractBaseUser,
+    roles: dict[str, str],
+    sub_roles: dict[str, list[str]],
+) -> None:
+    """Staff only: fix the cast of a waiting village."""
+    if not getattr(user, "is_staff", False):
+        raise Forbidden("配役の指定は管理者だけができます。")
+    cast = engine.cast_from_codes(
+        {int(k): v for k, v in roles.items()}, {int(k): v for k, v in sub_roles.items()}
+    )
+
+    def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, None]:
+        return Step(engine.fix_cast(loaded.state, cast=cast, rules=rules()), ()), None
+
+    core.run(village_id, command)
+
+
+def end_village(*, village_id: int) -> None:
+    """Staff: close a village now (廃村), whatever its phase; nobody wins."""
+
+    def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, None]:
+        return engine.abandon(loaded.state, rules=rules(), now=now), None
+
+    core.run(village_id, command)

@@ -1,0 +1,298 @@
+"""Rows ↔ the engine's GameState.
+
+Each fact has one home: seats in `Seat`, ballots in `Ballot`, night actions in
+`NightAction`, lines in `Message`, and the engine's clock and counters in
+`Village.game`. Ballots and night actions are append-only, so saving writes
+only what a command added.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from villages.engine import (
+    Ability,
+    Ballot,
+    Cast,
+    DeathCause,
+    GameState,
+    NightAction,
+    Options,
+    Phase,
+    Role,
+    Seat,
+    SubRole,
+    TimeOptions,
+    Winner,
+)
+from villages.engine.state import Clock, RoundResult, VoteRound
+from villages.models import Ballot as BallotRow
+from villages.models import NightAction as NightActionRow
+from villages.models import Seat as SeatRow
+from villages.models import Village
+
+OPTION_FLAGS = ("cupid", "poison", "decider", "authority", "hide_roles_in_heaven", "dummy_boy")
+
+
+# ---------------------------------------------------------------------------
+# Options: the API's JSON ↔ the engine's Options
+
+
+def options_from_api(data: dict[str, Any] | None) -> Options:
+    data = data or {}
+    time = data.get("time") or {"mode": "virtual"}
+    realtime = time.get("mode") == "realtime"
+    return Options(
+        time=TimeOptions(
+            realtime=realtime,
+            day_seconds=int(time.get("day_seconds", 0)) if realtime else 0,
+            night_seconds=int(time.get("night_seconds", 0)) if realtime else 0,
+        ),
+        **{name: bool(data.get(name, False)) for name in OPTION_FLAGS},
+    )
+
+
+def options_to_api(options: Options) -> dict[str, Any]:
+    time: dict[str, Any] = {"mode": "virtual"}
+    if options.time.realtime:
+        time = {
+            "mode": "realtime",
+            "day_seconds": options.time.day_seconds,
+            "night_seconds": options.time.night_seconds,
+        }
+    return {"time": time, **{name: getattr(options, name) for name in OPTION_FLAGS}}
+
+
+# ---------------------------------------------------------------------------
+# Loading
+
+
+@dataclass
+class Loaded:
+    """A village's rows and the engine state built from them."""
+
+    village: Village
+    rows: dict[int, SeatRow]
+    state: GameState
+    new_rows: dict[int, SeatRow] = field(default_factory=dict)
+
+    def seat_of_user(self, user_id: int | None) -> SeatRow | None:
+        if user_id is None:
+            return None
+        for row in self.rows.values():
+            if row.user_id == user_id:
+                return row
+        return None
+
+
+def _dt(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def _seat(row: SeatRow) -> Seat:
+    return Seat(
+        no=row.seat_no,
+        name=row.handle_name,
+        role=Role(row.role) if row.role else None,
+        sub_roles=frozenset(SubRole(s) for s in row.sub_roles),
+        alive=row.alive,
+        death_cause=DeathCause(row.death_cause) if row.death_cause else None,
+        death_day=row.death_day,
+        death_phase=Phase(row.death_phase) if row.death_phase else None,
+        will=row.will,
+        will_published=row.will_published,
+        objections_left=row.objections_left,
+        dummy=row.dummy,
+        start_voted=row.start_voted,
+    )
+
+
+def _cast_from_json(data: dict[str, Any] | None) -> Cast | None:
+    if not data:
+        return None
+    return Cast(
+        roles={int(no): Role(code) for no, code in data["roles"].items()},
+        sub_roles={
+            int(no): frozenset(SubRole(c) for c in codes) for no, codes in data["sub_roles"].items()
+        },
+    )
+
+
+def _cast_to_json(cast: Cast | None) -> dict[str, Any] | None:
+    if cast is None:
+        return None
+    return {
+        "roles": {str(no): role.value for no, role in cast.roles.items()},
+        "sub_roles": {
+            str(no): sorted(s.value for s in subs) for no, subs in cast.sub_roles.items()
+        },
+    }
+
+
+def state_from_rows(
+    village: Village,
+    seat_rows: list[SeatRow],
+    ballots: list[BallotRow],
+    actions: list[NightActionRow],
+) -> GameState:
+    g = village.game or {}
+    c = g.get("clock", {})
+    active = g.get("active")
+    return GameState(
+        capacity=village.capacity,
+        options=options_from_api(village.options),
+        seats=[_seat(r) for r in seat_rows],
+        phase=Phase(village.phase),
+        day=village.day,
+        vote_round=g.get("vote_round", 1),
+        ties=g.get("ties", 0),
+        ballots=[Ballot(b.day, b.round, b.voter, b.target, b.weight) for b in ballots],
+        actions=[
+            NightAction(a.day, a.seat_no, Ability(a.ability), tuple(a.targets)) for a in actions
+        ],
+        rounds=[
+            VoteRound(r["day"], r["round"], RoundResult(r["result"]), r.get("executed"))
+            for r in g.get("rounds", [])
+        ],
+        clock=Clock(
+            phase_started_at=_dt(c.get("phase_started_at")),
+            virtual_left=c.get("virtual_left", 0),
+            silence_ref=_dt(c.get("silence_ref")),
+            time_up_at=_dt(c.get("time_up_at")),
+            sudden_death_at=_dt(c.get("sudden_death_at")),
+            last_alert_at=_dt(c.get("last_alert_at")),
+            last_activity_at=_dt(c.get("last_activity_at")),
+        ),
+        winner=Winner(village.winner) if village.winner else None,
+        abandoned=village.abandoned,
+        kick_votes={int(k): frozenset(v) for k, v in g.get("kick_votes", {}).items()},
+        fixed_cast=_cast_from_json(g.get("fixed_cast")),
+        active=options_from_api(active) if active else None,
+    )
+
+
+def load(village: Village) -> Loaded:
+    rows = list(village.seats.filter(kicked=False).select_related("icon", "user"))
+    state = state_from_rows(
+        village,
+        rows,
+        list(BallotRow.objects.filter(village=village)),
+        list(NightActionRow.objects.filter(village=village)),
+    )
+    return Loaded(village=village, rows={r.seat_no: r for r in rows}, state=state)
+
+
+# ---------------------------------------------------------------------------
+# Saving
+
+
+def game_json(state: GameState) -> dict[str, Any]:
+    c = state.clock
+    return {
+        "vote_round": state.vote_round,
+        "ties": state.ties,
+        "rounds": [
+            {"day": r.day, "round": r.round, "result": r.result.value, "executed": r.executed}
+            for r in state.rounds
+        ],
+        "clock": {
+            "phase_started_at": _iso(c.phase_started_at),
+            "virtual_left": c.virtual_left,
+            "silence_ref": _iso(c.silence_ref),
+            "time_up_at": _iso(c.time_up_at),
+            "sudden_death_at": _iso(c.sudden_death_at),
+            "last_alert_at": _iso(c.last_alert_at),
+            "last_activity_at": _iso(c.last_activity_at),
+        },
+        "kick_votes": {str(k): sorted(v) for k, v in state.kick_votes.items()},
+        "fixed_cast": _cast_to_json(state.fixed_cast),
+        "active": options_to_api(state.active) if state.active else None,
+    }
+
+
+SEAT_FIELDS = (
+    "role",
+    "sub_roles",
+    "alive",
+    "death_cause",
+    "death_day",
+    "death_phase",
+    "will",
+    "will_published",
+    "objections_left",
+    "start_voted",
+)
+
+
+def _seat_values(seat: Seat) -> dict[str, Any]:
+    return {
+        "role": seat.role.value if seat.role else "",
+        "sub_roles": sorted(s.value for s in seat.sub_roles),
+        "alive": seat.alive,
+        "death_cause": seat.death_cause.value if seat.death_cause else "",
+        "death_day": seat.death_day,
+        "death_phase": seat.death_phase.value if seat.death_phase else "",
+        "will": seat.will,
+        "will_published": seat.will_published,
+        "objections_left": seat.objections_left,
+        "start_voted": seat.start_voted,
+    }
+
+
+def save_seats(loaded: Loaded, new: GameState, kicked: set[int]) -> None:
+    """Write changed seats, insert new ones, mark kicked ones, delete those who left."""
+    present = {s.no for s in new.seats}
+    for no, row in loaded.rows.items():
+        if no in present:
+            continue
+        if no in kicked:
+            row.kicked = True
+            row.save(update_fields=["kicked"])
+        else:
+            row.delete()
+    changed: list[SeatRow] = []
+    for seat in new.seats:
+        values = _seat_values(seat)
+        row = loaded.rows.get(seat.no) or loaded.new_rows[seat.no]
+        if row.pk is None:
+            for name, value in values.items():
+                setattr(row, name, value)
+            row.save()
+            continue
+        if any(getattr(row, name) != value for name, value in values.items()):
+            for name, value in values.items():
+                setattr(row, name, value)
+            changed.append(row)
+    if changed:
+        SeatRow.objects.bulk_update(changed, list(SEAT_FIELDS))
+
+
+def save_records(village: Village, old: GameState, new: GameState) -> None:
+    """Append the ballots and night actions the command added."""
+    BallotRow.objects.bulk_create(
+        BallotRow(
+            village=village,
+            day=b.day,
+            round=b.round,
+            voter=b.voter,
+            target=b.target,
+            weight=b.weight,
+        )
+        for b in new.ballots[len(old.ballots) :]
+    )
+    NightActionRow.objects.bulk_create(
+        NightActionRow(
+            village=village,
+            day=a.day,
+            seat_no=a.seat_no,
+            ability=a.ability.value,
+            targets=list(a.targets),
+        )
+        for a in new.actions[len(old.actions) :]
+    )
