@@ -1,0 +1,48 @@
+"""The accounts part of the public API (shared/API.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Router, Schema
+
+from jinro_site.apiauth import client_ip, require_user
+
+from . import selectors, services
+
+router = Router(tags=["accounts"])
+
+Json = dict[str, Any]
+
+
+class CredentialsIn(Schema):
+    username: str
+    password: str
+
+
+@router.post("/auth/register", response={201: Json}, summary="Register and get a token")
+def register(request: HttpRequest, payload: CredentialsIn) -> tuple[int, Json]:
+    user, token = services.register(
+        username=payload.username, password=payload.password, ip=client_ip(request)
+    )
+    return 201, {"username": user.get_username(), "token": token}
+
+
+@router.post("/auth/token", response=Json, summary="Get the token of an account")
+def token(request: HttpRequest, payload: CredentialsIn) -> Json:
+    key = services.token_for(
+        username=payload.username, password=payload.password, ip=client_ip(request)
+    )
+    return {"token": key}
+
+
+@router.get("/me", response=Json, summary="Who the caller is")
+def me(request: HttpRequest) -> Json:
+    user = require_user(request)
+    return {"username": user.get_username(), "is_staff": bool(getattr(user, "is_staff", False))}
+
+
+@router.get("/users/{username}/history", response=Json, summary="Finished games and statistics")
+def history(request: HttpRequest, username: str) -> Json:
+    return selectors.history(username)

@@ -1,0 +1,79 @@
+"""Accounts: registration, API tokens and the rate limits that guard them."""
+
+from __future__ import annotations
+
+from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.password_validation import validate_password
+from django.core.cache import cache
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from villages.engine.errors import BadRequest
+from villages.services.config import flag
+from villages.services.errors import NotAuthenticated, RateLimited
+
+from .models import Profile
+
+# (requests, seconds) per client address
+REGISTER_LIMIT = (10, 3600)
+LOGIN_LIMIT = (20, 600)
+
+
+def rate_limit(scope: str, key: str, limit: tuple[int, int]) -> None:
+    """Count one request of `key` in `scope`; RateLimited past the limit (when enabled)."""
+    if not flag("RATE_LIMIT_ENABLED"):
+        return
+    count, window = limit
+    name = f"rl:{scope}:{key}"
+    cache.add(name, 0, timeout=window)
+    try:
+        used = cache.incr(name)
+    except ValueError:  # expired between add and incr
+        cache.set(name, 1, timeout=window)
+        used = 1
+    if used > count:
+        raise RateLimited()
+
+
+def profile_of(user: AbstractBaseUser) -> Profile:
+    profile, _ = Profile.objects.get_or_create(user=user)
+    return profile
+
+
+def register(*, username: str, password: str, ip: str | None) -> tuple[AbstractBaseUser, str]:
+    """A new account and its API token."""
+    rate_limit("register", ip or "-", REGISTER_LIMIT)
+    username = (username or "").strip()
+    User = get_user_model()
+    if not username or len(username) > 150:
+        raise BadRequest("ユーザー名は1〜150文字で入力してください。")
+    try:
+        User.username_validator(username)  # type: ignore[attr-defined]
+        validate_password(password, User(username=username))
+    except ValidationError as exc:
+        raise BadRequest(" ".join(exc.messages)) from exc
+    try:
+        with transaction.atomic():
+            user = User.objects.create_user(username=username, password=password)
+            profile = profile_of(user)
+    except IntegrityError as exc:
+        raise BadRequest("そのユーザー名はすでに使われています。") from exc
+    return user, profile.api_token
+
+
+def token_for(*, username: str, password: str, ip: str | None) -> str:
+    rate_limit("login", ip or "-", LOGIN_LIMIT)
+    user = authenticate(username=username, password=password)
+    if user is None or not user.is_active:
+        raise NotAuthenticated("ユーザー名かパスワードが違います。")
+    return profile_of(user).api_token
+
+
+def user_for_token(key: str) -> AbstractBaseUser | None:
+    if not key:
+        return None
+    profile = Profile.objects.select_related("user").filter(api_token=key).first()
+    if profile is None or not profile.user.is_active:
+        return None
+    return profile.user

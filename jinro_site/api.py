@@ -1,0 +1,51 @@
+"""`/api/v1/`: one NinjaAPI for the routers of the apps, with the error shape of API.md."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from ninja import NinjaAPI
+from ninja.errors import HttpError
+from ninja.errors import ValidationError as NinjaValidationError
+
+from accounts.api import router as accounts_router
+from villages.api import router as villages_router
+from villages.engine.errors import RuleError
+from villages.services.errors import http_status
+
+api = NinjaAPI(
+    title="jinro_site API",
+    version="1",
+    description="汝は人狼なりや？ villages for bots, clients and acceptance checks (shared/API.md).",
+    urls_namespace="api-v1",
+)
+api.add_router("/", accounts_router)
+api.add_router("/", villages_router)
+
+
+def error_response(request: HttpRequest, code: str, message: str, status: int) -> HttpResponse:
+    return api.create_response(
+        request, {"error": {"code": code, "message": message}}, status=status
+    )
+
+
+@api.exception_handler(RuleError)
+def on_rule_error(request: HttpRequest, exc: RuleError) -> HttpResponse:
+    return error_response(request, exc.code, exc.message, http_status(exc))
+
+
+@api.exception_handler(NinjaValidationError)
+def on_validation_error(request: HttpRequest, exc: NinjaValidationError) -> HttpResponse:
+    fields = ", ".join(
+        ".".join(str(p) for p in e.get("loc", ())[1:]) or "body" for e in exc.errors
+    )
+    return error_response(
+        request, "bad_request", f"リクエストの形式が正しくありません（{fields}）。", 400
+    )
+
+
+@api.exception_handler(HttpError)
+def on_http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    code = {401: "not_authenticated", 403: "forbidden", 404: "not_found"}.get(
+        exc.status_code, "bad_request"
+    )
+    return error_response(request, code, str(exc), exc.status_code)

@@ -1,0 +1,49 @@
+"""Who is calling the API: `Authorization: Token <key>`, or the browser session with CSRF."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.http import HttpRequest
+from django.middleware.csrf import CsrfViewMiddleware
+
+from accounts.services import user_for_token
+from villages.engine.errors import Forbidden
+from villages.services.errors import NotAuthenticated
+
+
+def _token(request: HttpRequest) -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, key = header.partition(" ")
+    if scheme.lower() in ("token", "bearer") and key.strip():
+        return key.strip()
+    return None
+
+
+def optional_user(request: HttpRequest) -> AbstractBaseUser | None:
+    """The caller, or None for a spectator; a bad token is an error, not a spectator."""
+    key = _token(request)
+    if key is not None:
+        user = user_for_token(key)
+        if user is None:
+            raise NotAuthenticated("トークンが正しくありません。")
+        return user
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return user
+    return None
+
+
+def require_user(request: HttpRequest) -> AbstractBaseUser:
+    """The caller of a POST or DELETE; a session caller must also pass the CSRF check."""
+    user = optional_user(request)
+    if user is None:
+        raise NotAuthenticated()
+    if _token(request) is None:
+        refused = CsrfViewMiddleware(lambda r: None).process_view(request, None, (), {})
+        if refused is not None:
+            raise Forbidden("CSRFトークンが正しくありません。ページを読み込み直してください。")
+    return user
+
+
+def client_ip(request: HttpRequest) -> str | None:
+    return request.META.get("REMOTE_ADDR") or None

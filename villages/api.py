@@ -1,0 +1,206 @@
+"""The villages part of the public API (shared/API.md): thin adapters over services and selectors."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from django.http import HttpRequest
+from ninja import Field, Router, Schema
+
+from jinro_site.apiauth import client_ip, optional_user, require_user
+from villages import selectors
+from villages.engine.visibility import see_message
+from villages.models import Icon
+from villages.services import lifecycle, play
+
+router = Router(tags=["villages"])
+
+Json = dict[str, Any]
+
+
+class TimeIn(Schema):
+    mode: Literal["virtual", "realtime"] = "virtual"
+    day_seconds: int = 0
+    night_seconds: int = 0
+
+
+class OptionsIn(Schema):
+    time: TimeIn = Field(default_factory=TimeIn)
+    cupid: bool = False
+    poison: bool = False
+    decider: bool = False
+    authority: bool = False
+    hide_roles_in_heaven: bool = False
+    dummy_boy: bool = False
+
+
+class VillageIn(Schema):
+    name: str
+    comment: str = ""
+    capacity: int
+    options: OptionsIn = Field(default_factory=OptionsIn)
+
+
+class SeatIn(Schema):
+    handle_name: str
+    icon: int
+    trip: str = ""
+
+
+class KickIn(Schema):
+    seat_no: int
+
+
+class CastIn(Schema):
+    roles: dict[str, str]
+    sub_roles: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class MessageIn(Schema):
+    text: str
+    channel: Literal["talk", "will", "heaven"] = "talk"
+    volume: Literal["strong", "normal", "weak"] = "normal"
+
+
+class VoteIn(Schema):
+    target: int
+
+
+class NightActionIn(Schema):
+    action: Literal["attack", "divine", "guard", "cupid"]
+    targets: list[int]
+
+
+@router.get("/icons", response=Json, summary="Icons a seat may choose")
+def icons(request: HttpRequest) -> Json:
+    return {
+        "icons": [
+            {"id": i.pk, "name": i.name, "url": i.url} for i in Icon.objects.filter(is_active=True)
+        ]
+    }
+
+
+@router.get("/villages", response=Json, summary="Villages, newest first")
+def list_villages(
+    request: HttpRequest, status: Literal["waiting", "playing", "ended"] | None = None
+) -> Json:
+    return {"villages": [selectors.village_dict(v) for v in selectors.villages(status)[:200]]}
+
+
+@router.post("/villages", response={201: Json}, summary="Create a village")
+def create_village(request: HttpRequest, payload: VillageIn) -> tuple[int, Json]:
+    user = require_user(request)
+    village = lifecycle.create_village(
+        user=user,
+        name=payload.name,
+        comment=payload.comment,
+        capacity=payload.capacity,
+        options=payload.options.dict(),
+    )
+    return 201, selectors.village_dict(selectors.get_village(village.pk))
+
+
+@router.get("/villages/{village_id}", response=Json, summary="One village")
+def get_village(request: HttpRequest, village_id: int) -> Json:
+    return selectors.village_dict(selectors.get_village(village_id))
+
+
+@router.post("/villages/{village_id}/seats", response={201: Json}, summary="Sit (村人登録)")
+def sit(request: HttpRequest, village_id: int, payload: SeatIn) -> tuple[int, Json]:
+    seat_no = lifecycle.sit(
+        village_id=village_id,
+        user=require_user(request),
+        handle_name=payload.handle_name,
+        icon_id=payload.icon,
+        trip=payload.trip,
+        ip=client_ip(request),
+    )
+    return 201, {"seat_no": seat_no}
+
+
+@router.delete("/villages/{village_id}/seats/me", response={204: None}, summary="Leave")
+def leave(request: HttpRequest, village_id: int) -> tuple[int, None]:
+    lifecycle.leave(village_id=village_id, user=require_user(request))
+    return 204, None
+
+
+@router.post("/villages/{village_id}/start-vote", response=Json, summary="Vote to start")
+def start_vote(request: HttpRequest, village_id: int) -> Json:
+    started = lifecycle.vote_start(village_id=village_id, user=require_user(request))
+    return {"started": started}
+
+
+@router.post("/villages/{village_id}/kick-votes", response=Json, summary="Vote to kick a seat")
+def kick_vote(request: HttpRequest, village_id: int, payload: KickIn) -> Json:
+    kicked = lifecycle.kick_vote(
+        village_id=village_id, user=require_user(request), target=payload.seat_no
+    )
+    return {"kicked": kicked}
+
+
+@router.post("/villages/{village_id}/cast", response=Json, summary="Fix the cast (staff)")
+def fix_cast(request: HttpRequest, village_id: int, payload: CastIn) -> Json:
+    lifecycle.fix_cast(
+        village_id=village_id,
+        user=require_user(request),
+        roles=payload.roles,
+        sub_roles=payload.sub_roles,
+    )
+    return {"roles": payload.roles, "sub_roles": payload.sub_roles}
+
+
+@router.get("/villages/{village_id}/state", response=Json, summary="The caller's view")
+def state(request: HttpRequest, village_id: int) -> Json:
+    user = optional_user(request)
+    return selectors.state_dict(selectors.view_for(village_id, user.pk if user else None))
+
+
+@router.get("/villages/{village_id}/messages", response=Json, summary="Lines the caller may see")
+def messages(request: HttpRequest, village_id: int, after: int = 0) -> Json:
+    user = optional_user(request)
+    view = selectors.view_for(village_id, user.pk if user else None)
+    return {"messages": selectors.messages_for(view, after)}
+
+
+@router.post(
+    "/villages/{village_id}/messages", response={200: Json, 201: Json}, summary="Talk, will, heaven"
+)
+def post_message(request: HttpRequest, village_id: int, payload: MessageIn) -> tuple[int, Json]:
+    user = require_user(request)
+    posted = play.post_message(
+        village_id=village_id,
+        user=user,
+        text=payload.text,
+        channel=payload.channel,
+        volume=payload.volume,
+    )
+    view = selectors.view_for(village_id, user.pk)
+    if posted is None:  # a will: kept until the morning after its writer's death
+        seat = view.state.seat(view.viewer) if view.viewer is not None else None
+        return 200, {"channel": "will", "will": seat.will if seat else ""}
+    seen = see_message(view.state, view.viewer, posted)
+    assert seen is not None  # a speaker always sees their own line
+    return 201, selectors.message_dict(posted, seen)
+
+
+@router.post("/villages/{village_id}/vote", response=Json, summary="The day's execution vote")
+def vote(request: HttpRequest, village_id: int, payload: VoteIn) -> Json:
+    done = play.vote(village_id=village_id, user=require_user(request), target=payload.target)
+    return {"tally_done": done}
+
+
+@router.post("/villages/{village_id}/night-action", response=Json, summary="A night action")
+def night_action(request: HttpRequest, village_id: int, payload: NightActionIn) -> Json:
+    dawn = play.night_action(
+        village_id=village_id,
+        user=require_user(request),
+        action=payload.action,
+        targets=payload.targets,
+    )
+    return {"ok": True, "dawn": dawn}
+
+
+@router.post("/villages/{village_id}/objection", response=Json, summary="異議あり")
+def objection(request: HttpRequest, village_id: int) -> Json:
+    left = play.object_(village_id=village_id, user=require_user(request))
+    return {"objections_left": left}
