@@ -3,8 +3,8 @@
 * `@pytest.mark.services`: the test needs PostgreSQL and Redis for real. It is skipped
   unless REDIS_URL and a postgres:// DATABASE_URL are set; with JINRO_CI_SERVICES=1 (CI's
   second step) any skip of such a test is turned into a failure.
-* `daphne_server`: base URL of a real `manage.py runsite` subprocess on a free port,
-  using the test database (SQLite test databases are files for this reason).
+* `daphne_server`: base URL of a real `manage.py runsite --ticker` subprocess on a free
+  port, using the test database (SQLite test databases are files for this reason).
 * `celery_worker_process`: a real `celery -A jinro_site worker` subprocess on REDIS_URL,
   using the test database. Needs the `services` marker.
 Both subprocess fixtures imply `transactional_db`, so the subprocess sees the test's
@@ -127,13 +127,15 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_process(name: str, args: list[str], log_dir: Path) -> RunningProcess:
+def start_process(
+    name: str, args: list[str], log_dir: Path, env: dict[str, str] | None = None
+) -> RunningProcess:
     log_path = log_dir / f"{name}.log"
     log_file = log_path.open("wb")
     popen = subprocess.Popen(
         args,
         cwd=ROOT,
-        env=subprocess_env(),
+        env={**subprocess_env(), **(env or {})},
         stdout=log_file,
         stderr=subprocess.STDOUT,
         start_new_session=True,
@@ -170,8 +172,19 @@ def _daphne_process(django_db_setup: None, tmp_path_factory) -> Iterator[Running
     port = free_port()
     process = start_process(
         "daphne",
-        [sys.executable, "manage.py", "runsite", "--host", "127.0.0.1", "--port", str(port)],
+        [
+            sys.executable,
+            "manage.py",
+            "runsite",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--ticker",
+        ],
         tmp_path_factory.mktemp("daphne"),
+        # No front web server in tests: daphne serves /static/ in both modes.
+        env={"JINRO_SERVE_STATIC": os.environ.get("JINRO_SERVE_STATIC", "1")},
     )
     process.url = f"http://127.0.0.1:{port}"
 
@@ -195,9 +208,9 @@ def _daphne_process(django_db_setup: None, tmp_path_factory) -> Iterator[Running
 def daphne_server(transactional_db: None, _daphne_process: RunningProcess) -> str:
     """Base URL (`http://127.0.0.1:<port>`) of a real site process on the test database.
 
-    The process is `manage.py runsite`: daphne plus, in embedded mode, the sweep ticker.
-    With the in-memory layer its sockets live in that process, out of this one's reach.
-    JINRO_SERVE_STATIC follows DEBUG there; set it in the environment to force it.
+    The process is `manage.py runsite --ticker`: daphne plus the sweep ticker (in both
+    modes: no beat runs in tests), serving /static/ too. With the in-memory layer its
+    sockets live in that process, out of this one's reach; with Redis they are not.
     """
     _daphne_process.check_alive()
     return _daphne_process.url

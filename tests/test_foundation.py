@@ -253,6 +253,8 @@ def test_daphne_server_answers_http_and_websocket(daphne_server):
         assert json.load(response) == {"status": "ok", "database": "ok", "channel_layer": "ok"}
     with urllib.request.urlopen(f"{daphne_server}/", timeout=10) as response:
         assert "汝は人狼なりや？" in response.read().decode()
+    with urllib.request.urlopen(f"{daphne_server}/static/admin/css/base.css") as response:
+        assert response.status == 200
 
     async def connect() -> None:
         import websockets
