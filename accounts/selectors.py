@@ -36,7 +36,7 @@ def history(username: str) -> dict[str, Any]:
     for seat in seats:
         village = seat.village
         team = team_of(Role(seat.role), frozenset(SubRole(s) for s in seat.sub_roles))
-        won = bool(village.winner) and village.winner != Winner.DRAW and team.value == village.winner
+        won = village.winner not in ("", Winner.DRAW) and team.value == village.winner
         games.append(
             {
                 "village_id": village.pk,

@@ -15,7 +15,9 @@ from villages.services.errors import http_status
 api = NinjaAPI(
     title="jinro_site API",
     version="1",
-    description="汝は人狼なりや？ villages for bots, clients and acceptance checks (shared/API.md).",
+    description=(
+        "汝は人狼なりや？ villages for bots, clients and acceptance checks (shared/API.md)."
+    ),
     urls_namespace="api-v1",
 )
 api.add_router("/", accounts_router)

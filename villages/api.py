@@ -1,4 +1,4 @@
-"""The villages part of the public API (shared/API.md): thin adapters over services and selectors."""
+"""The villages part of the public API (shared/API.md): thin adapters over services."""
 
 from __future__ import annotations
 
