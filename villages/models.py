@@ -189,3 +189,26 @@ class NightAction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.village_id} night{self.day}: {self.seat_no} {self.ability} {self.targets}"
+
+
+class InfoPage(models.Model):
+    """An information page (情報一覧): rules, supplementary rules, manners, FAQ, in Markdown."""
+
+    slug = models.SlugField(_("スラッグ"), max_length=60, unique=True)
+    title = models.CharField(_("題名"), max_length=100)
+    body = models.TextField(
+        _("本文 (Markdown)"),
+        blank=True,
+        help_text=_("見出し (#) と【…】だけの行から目次とアンカーが作られます。"),
+    )
+    order = models.PositiveIntegerField(_("並び順"), default=0)
+    published = models.BooleanField(_("公開"), default=True)
+    updated_at = models.DateTimeField(_("更新"), auto_now=True)
+
+    class Meta:
+        ordering = ["order", "id"]
+        verbose_name = _("情報ページ")
+        verbose_name_plural = _("情報ページ")
+
+    def __str__(self) -> str:
+        return self.title

@@ -1,0 +1,1 @@
+"""Information pages (情報一覧): the default pages and the Markdown renderer."""
