@@ -103,6 +103,8 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "jinro_site.urls"
+# The game screen is made of same-site frames (SPEC §10); other sites may not frame it.
+X_FRAME_OPTIONS = "SAMEORIGIN"
 WSGI_APPLICATION = "jinro_site.wsgi.application"
 ASGI_APPLICATION = "jinro_site.asgi.application"
 
@@ -148,6 +150,13 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
+# Password-reset mail: printed on the console unless an operator configures a real backend.
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "jinro@localhost")
+
 # --- Language and time ---------------------------------------------------------------------
 
 LANGUAGE_CODE = "ja"
@@ -190,6 +199,14 @@ else:
     }
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
+    # One cache for every node: rate limits count across processes.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "jinro",
+        }
+    }
 
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

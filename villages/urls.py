@@ -1,9 +1,25 @@
 from django.urls import path
-from django.views.generic import TemplateView
+
+from villages.views import logs, pages, screen
 
 app_name = "villages"
 
 urlpatterns = [
-    # Temporary top page until the village list replaces it.
-    path("", TemplateView.as_view(template_name="villages/index.html"), name="index"),
+    path("", pages.index, name="index"),
+    path("villages/new/", pages.create, name="create"),
+    path("villages/ended/", pages.ended, name="ended"),
+    path("info/", pages.info_index, name="info_index"),
+    path("info/<slug:slug>/", pages.info_page, name="info_page"),
+    path("villages/<int:village_id>/", screen.screen, name="screen"),
+    path("villages/<int:village_id>/seat/", pages.seat, name="seat"),
+    path("villages/<int:village_id>/up/", screen.upper, name="upper"),
+    path("villages/<int:village_id>/down/", screen.lower, name="lower"),
+    path("villages/<int:village_id>/heaven/", screen.heaven_log, name="heaven"),
+    path("villages/<int:village_id>/act/", screen.act, name="act"),
+    path("villages/<int:village_id>/kick/", screen.kick, name="kick"),
+    path("villages/<int:village_id>/start/", screen.start_vote, name="start_vote"),
+    path("villages/<int:village_id>/leave/", screen.leave, name="leave"),
+    path("villages/<int:village_id>/objection/", screen.objection, name="objection"),
+    path("villages/<int:village_id>/prefs/", screen.set_prefs, name="prefs"),
+    path("villages/<int:village_id>/log/", logs.past_log, name="log"),
 ]

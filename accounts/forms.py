@@ -1,0 +1,38 @@
+"""Forms of the account pages; registration itself is `accounts.services.register`."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.utils.translation import gettext_lazy as _
+
+from .models import REFRESH_CHOICES
+
+
+class RegisterForm(forms.Form):
+    username = forms.CharField(label=_("ユーザー名"), max_length=150)
+    password1 = forms.CharField(label=_("パスワード"), widget=forms.PasswordInput)
+    password2 = forms.CharField(label=_("パスワード（確認）"), widget=forms.PasswordInput)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("password1") and data.get("password1") != data.get("password2"):
+            raise forms.ValidationError(_("パスワードが一致しません。"))
+        return data
+
+
+class PreferencesForm(forms.Form):
+    refresh_seconds = forms.TypedChoiceField(
+        label=_("自動更新"),
+        coerce=int,
+        choices=[(n, str(n) if n else _("手動")) for n in REFRESH_CHOICES],
+    )
+    sound = forms.BooleanField(label=_("音でお知らせ"), required=False)
+    list_below = forms.BooleanField(
+        label=_("村人リストを会話の下に表示（↓リスト）"), required=False
+    )
+    language = forms.ChoiceField(
+        label=_("言語"),
+        choices=[("", _("ブラウザに合わせる")), *settings.LANGUAGES],
+        required=False,
+    )

@@ -1,0 +1,100 @@
+"""Forms of the village screens. They only shape input: the rules are the services'."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import REFRESH_CHOICES
+from villages.engine import MAX_PLAYERS, MIN_PLAYERS
+from villages.models import Icon
+
+FLAG_OPTIONS = ("cupid", "poison", "decider", "authority", "hide_roles_in_heaven", "dummy_boy")
+
+
+class CreateVillageForm(forms.Form):
+    name = forms.CharField(label=_("村の名前"), max_length=60)
+    comment = forms.CharField(label=_("村の説明"), max_length=200, required=False)
+    capacity = forms.TypedChoiceField(
+        label=_("定員"),
+        coerce=int,
+        choices=[(n, n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)],
+        initial=16,
+    )
+    realtime = forms.BooleanField(label=_("リアルタイム制"), required=False)
+    day_minutes = forms.IntegerField(
+        label=_("昼（分）"), min_value=1, max_value=120, initial=5, required=False
+    )
+    night_minutes = forms.IntegerField(
+        label=_("夜（分）"), min_value=1, max_value=120, initial=3, required=False
+    )
+    cupid = forms.BooleanField(label=_("キューピッド"), required=False)
+    poison = forms.BooleanField(label=_("埋毒者"), required=False)
+    decider = forms.BooleanField(label=_("決定者"), required=False)
+    authority = forms.BooleanField(label=_("権力者"), required=False)
+    hide_roles_in_heaven = forms.BooleanField(label=_("霊界で配役を公開しない"), required=False)
+    dummy_boy = forms.BooleanField(label=_("身代わり君"), required=False)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("realtime"):
+            for name in ("day_minutes", "night_minutes"):
+                if data.get(name) is None and name not in self.errors:
+                    self.add_error(name, _("リアルタイム制では昼と夜の分数を入れてください。"))
+        return data
+
+    def options(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        time: dict[str, Any] = {"mode": "virtual"}
+        if data["realtime"]:
+            time = {
+                "mode": "realtime",
+                "day_seconds": data["day_minutes"] * 60,
+                "night_seconds": data["night_minutes"] * 60,
+            }
+        return {"time": time, **{name: bool(data[name]) for name in FLAG_OPTIONS}}
+
+
+class IconChoice(forms.RadioSelect):
+    template_name = "villages/widgets/icon_radio.html"
+    option_template_name = "villages/widgets/icon_option.html"
+
+
+class SeatForm(forms.Form):
+    handle_name = forms.CharField(label=_("ハンドル名"), max_length=40)
+    icon = forms.ModelChoiceField(
+        label=_("アイコン"),
+        queryset=Icon.objects.filter(is_active=True),
+        widget=IconChoice,
+        empty_label=None,
+    )
+    trip = forms.CharField(
+        label=_("トリップ（任意）"),
+        max_length=64,
+        required=False,
+        widget=forms.PasswordInput(render_value=True),
+        help_text=_("合言葉から◆で始まる印が作られます。合言葉そのものは保存されません。"),
+    )
+
+
+TALK_MODES = (
+    ("strong", _("強く発言する")),
+    ("normal", _("通常どおり発言する")),
+    ("weak", _("弱く発言する")),
+    ("will", _("遺言を残す")),
+)
+
+
+class TalkForm(forms.Form):
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, strip=False)
+    mode = forms.ChoiceField(choices=TALK_MODES, initial="normal")
+
+
+class PrefsForm(forms.Form):
+    refresh = forms.TypedChoiceField(
+        coerce=int, choices=[(n, n) for n in REFRESH_CHOICES], required=False, empty_value=None
+    )
+    sound = forms.ChoiceField(choices=[("1", "1"), ("0", "0")], required=False)
+    list_below = forms.ChoiceField(choices=[("1", "1"), ("0", "0")], required=False)

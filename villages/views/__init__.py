@@ -1,0 +1,1 @@
+"""The HTML screens: thin adapters over `villages.services` and `villages.selectors`."""

@@ -1,0 +1,146 @@
+"""Words the screens show for the engine's codes, through gettext (Japanese msgids)."""
+
+from __future__ import annotations
+
+import re
+
+from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
+
+from villages.engine.texts import SYSTEM_TEXTS
+
+ROLE = {
+    "villager": gettext_lazy("村人"),
+    "seer": gettext_lazy("占い師"),
+    "medium": gettext_lazy("霊能者"),
+    "guard": gettext_lazy("狩人"),
+    "common": gettext_lazy("共有者"),
+    "poison": gettext_lazy("埋毒者"),
+    "wolf": gettext_lazy("人狼"),
+    "madman": gettext_lazy("狂人"),
+    "fanatic": gettext_lazy("狂信者"),
+    "fox": gettext_lazy("妖狐"),
+    "cupid": gettext_lazy("キューピッド"),
+}
+SUB_ROLE = {
+    "lovers": gettext_lazy("恋人"),
+    "decider": gettext_lazy("決定者"),
+    "authority": gettext_lazy("権力者"),
+}
+TEAM = {
+    "village": gettext_lazy("村人陣営"),
+    "wolves": gettext_lazy("人狼陣営"),
+    "fox": gettext_lazy("妖狐陣営"),
+    "lovers": gettext_lazy("恋人陣営"),
+}
+WINNER = {
+    "village": gettext_lazy("村人の勝利"),
+    "wolves": gettext_lazy("人狼の勝利"),
+    "fox": gettext_lazy("妖狐の勝利"),
+    "lovers": gettext_lazy("恋人の勝利"),
+    "draw": gettext_lazy("引き分け"),
+}
+DEATH = {
+    "executed": gettext_lazy("処刑"),
+    "attacked": gettext_lazy("襲撃"),
+    "divined": gettext_lazy("呪殺"),
+    "poisoned": gettext_lazy("毒"),
+    "lovers": gettext_lazy("後追い"),
+    "sudden": gettext_lazy("突然死"),
+}
+STATUS = {
+    "waiting": gettext_lazy("募集中"),
+    "playing": gettext_lazy("ゲーム中"),
+    "ended": gettext_lazy("終了"),
+}
+PHASE = {
+    "waiting": gettext_lazy("開始前"),
+    "night": gettext_lazy("夜"),
+    "day": gettext_lazy("昼"),
+    "ended": gettext_lazy("終了後"),
+}
+ABILITY = {
+    "vote": gettext_lazy("投票する"),
+    "attack": gettext_lazy("襲撃する"),
+    "divine": gettext_lazy("占う"),
+    "guard": gettext_lazy("護衛する"),
+    "cupid": gettext_lazy("愛の矢を放つ"),
+}
+RESULT = {"human": gettext_lazy("人"), "wolf": gettext_lazy("狼")}
+OPTION = {
+    "realtime": gettext_lazy("リアルタイム制"),
+    "cupid": gettext_lazy("キューピッド"),
+    "poison": gettext_lazy("埋毒者"),
+    "decider": gettext_lazy("決定者"),
+    "authority": gettext_lazy("権力者"),
+    "hide_roles_in_heaven": gettext_lazy("霊界で配役を公開しない"),
+    "dummy_boy": gettext_lazy("身代わり君"),
+}
+
+
+def label(table: dict, code: str | None) -> str:
+    return str(table.get(code, code or "")) if code else ""
+
+
+def minutes(seconds: int) -> str:
+    """A duration for people: "5分", "1分30秒", "45秒" (translated)."""
+    m, s = divmod(max(0, int(seconds)), 60)
+    h, m = divmod(m, 60)
+    parts = []
+    if h:
+        parts.append(_("%(n)s時間") % {"n": h})
+    if m:
+        parts.append(_("%(n)s分") % {"n": m})
+    if s or not parts:
+        parts.append(_("%(n)s秒") % {"n": s})
+    return "".join(parts) if is_japanese() else " ".join(parts)
+
+
+def is_japanese() -> bool:
+    return (get_language() or "ja").startswith("ja")
+
+
+_DURATION = re.compile(r"^(?:(\d+)分)?(?:(\d+)秒)?$")
+_CAST_ITEM = re.compile(r"^(\D+)(\d+)$")
+_ROLE_BY_JA = {
+    "村人": "villager",
+    "占い師": "seer",
+    "霊能者": "medium",
+    "狩人": "guard",
+    "共有者": "common",
+    "埋毒者": "poison",
+    "人狼": "wolf",
+    "狂人": "madman",
+    "狂信者": "fanatic",
+    "妖狐": "fox",
+    "キューピッド": "cupid",
+}
+
+
+def _param(name: str, value: str) -> str:
+    """Translate the few engine params that are words, not names."""
+    if name == "grace" and (m := _DURATION.match(value)) and value:
+        return minutes(int(m.group(1) or 0) * 60 + int(m.group(2) or 0))
+    if name == "cast":
+        items = []
+        for item in value.split():
+            m = _CAST_ITEM.match(item)
+            code = _ROLE_BY_JA.get(m.group(1)) if m else None
+            items.append(f"{ROLE[code]} {m.group(2)}" if m and code else item)
+        return ", ".join(items)
+    return value
+
+
+def system_text(code: str, params: dict, fallback: str) -> str:
+    """A system line in the page's language (the stored text is the Japanese one)."""
+    if not code or code not in SYSTEM_TEXTS or is_japanese():
+        return fallback
+    try:
+        return _(SYSTEM_TEXTS[code]).format(**{k: _param(k, str(v)) for k, v in params.items()})
+    except (KeyError, IndexError, ValueError):
+        return fallback
+
+
+def error_text(message: str) -> str:
+    """An error's Japanese sentence, translated where the catalog knows it."""
+    return message if is_japanese() else _(message)

@@ -1,0 +1,199 @@
+"""Pages around the game: the top page, past logs, information pages, create, sit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.templatetags.static import static
+from django.utils.translation import gettext as _
+
+from villages import selectors
+from villages.engine import RuleError
+from villages.engine.cast import option_minimums
+from villages.forms import FLAG_OPTIONS, CreateVillageForm, SeatForm
+from villages.infopages.render import render as render_markdown
+from villages.models import InfoPage, Village
+from villages.services import lifecycle
+from villages.services.config import rules
+
+from . import labels
+from .common import client_ip, error_page, user_id
+
+
+def option_icons(options: dict[str, Any]) -> list[dict[str, str]]:
+    """One icon per option in force, captioned (the real-time one with its minutes)."""
+    icons = []
+    time = options.get("time") or {}
+    if time.get("mode") == "realtime":
+        caption = _("リアルタイム制（昼%(day)s・夜%(night)s）") % {
+            "day": labels.minutes(int(time.get("day_seconds", 0))),
+            "night": labels.minutes(int(time.get("night_seconds", 0))),
+        }
+        icons.append({"src": static("villages/options/realtime.svg"), "caption": caption})
+    for name in FLAG_OPTIONS:
+        if options.get(name):
+            icons.append(
+                {"src": static(f"villages/options/{name}.svg"), "caption": str(labels.OPTION[name])}
+            )
+    return icons
+
+
+def _rows(qs) -> list[dict[str, Any]]:
+    rows = []
+    for village in qs:
+        d = selectors.village_dict(village)
+        d["status_label"] = labels.STATUS.get(d["status"], "")
+        d["winner_label"] = labels.label(labels.WINNER, d["winner"])
+        d["icons"] = option_icons(d["options"])
+        rows.append(d)
+    return rows
+
+
+def index(request: HttpRequest) -> HttpResponse:
+    active = selectors.villages().filter(
+        status__in=[Village.Status.WAITING, Village.Status.PLAYING]
+    )
+    return render(
+        request,
+        "villages/index.html",
+        {
+            "villages": _rows(active[:100]),
+            "recent": _rows(selectors.villages(Village.Status.ENDED)[:5]),
+            "pages": InfoPage.objects.filter(published=True),
+        },
+    )
+
+
+def ended(request: HttpRequest) -> HttpResponse:
+    """過去ログ: ended villages, newest first, 50 a page."""
+    try:
+        page = max(1, int(request.GET.get("page", "1")))
+    except ValueError:
+        page = 1
+    qs = selectors.villages(Village.Status.ENDED)
+    rows = _rows(qs[(page - 1) * 50 : page * 50 + 1])
+    return render(
+        request,
+        "villages/ended.html",
+        {"villages": rows[:50], "page": page, "more": len(rows) > 50},
+    )
+
+
+# ---------------------------------------------------------------------------
+# Information pages (情報一覧)
+
+
+def info_index(request: HttpRequest) -> HttpResponse:
+    return render(
+        request, "villages/info_index.html", {"pages": InfoPage.objects.filter(published=True)}
+    )
+
+
+def info_page(request: HttpRequest, slug: str) -> HttpResponse:
+    page = get_object_or_404(InfoPage, slug=slug)
+    if not page.published and not request.user.is_staff:
+        raise Http404
+    rendered = render_markdown(page.body)
+    return render(
+        request,
+        "villages/info_page.html",
+        {"page": page, "body": rendered.html, "toc": rendered.toc},
+    )
+
+
+# ---------------------------------------------------------------------------
+# Create and sit
+
+
+def _option_notes(capacity: int) -> dict[str, dict[str, Any]]:
+    """Why an option would have no effect in a village of `capacity` (server-side text)."""
+    notes = {}
+    for name, minimum in option_minimums(rules()).items():
+        active = capacity >= minimum
+        notes[name] = {
+            "min": minimum,
+            "active": active,
+            "note": _("%(n)s人以上の村で有効") % {"n": minimum}
+            if active
+            else _("%(n)s人以上の村でのみ有効です（この定員では無効）") % {"n": minimum},
+        }
+    return notes
+
+
+@login_required
+def create(request: HttpRequest) -> HttpResponse:
+    error = None
+    if request.method == "POST":
+        form = CreateVillageForm(request.POST)
+        if form.is_valid():
+            try:
+                village = lifecycle.create_village(
+                    user=request.user,
+                    name=form.cleaned_data["name"],
+                    comment=form.cleaned_data["comment"],
+                    capacity=form.cleaned_data["capacity"],
+                    options=form.options(),
+                )
+            except RuleError as exc:
+                error = labels.error_text(exc.message)
+            else:
+                return HttpResponseRedirect(f"/villages/{village.pk}/")
+    else:
+        form = CreateVillageForm()
+    try:
+        capacity = int(form["capacity"].value() or 16)
+    except (TypeError, ValueError):
+        capacity = 16
+    notes = _option_notes(capacity)
+    fields = []
+    for name in FLAG_OPTIONS:
+        fields.append({"field": form[name], "note": notes.get(name)})
+    return render(
+        request,
+        "villages/create.html",
+        {
+            "form": form,
+            "option_fields": fields,
+            "error": error,
+            "min_phase_minutes": max(1, rules().min_phase_seconds // 60),
+        },
+        status=400 if (error or form.errors) else 200,
+    )
+
+
+@login_required
+def seat(request: HttpRequest, village_id: int) -> HttpResponse:
+    """村人登録: handle name, icon, trip."""
+    try:
+        village = selectors.get_village(village_id)
+    except RuleError as exc:
+        return error_page(request, exc)
+    error = None
+    if request.method == "POST":
+        form = SeatForm(request.POST)
+        if form.is_valid():
+            try:
+                lifecycle.sit(
+                    village_id=village_id,
+                    user=request.user,
+                    handle_name=form.cleaned_data["handle_name"],
+                    icon_id=form.cleaned_data["icon"].pk,
+                    trip=form.cleaned_data["trip"],
+                    ip=client_ip(request),
+                )
+            except RuleError as exc:
+                error = labels.error_text(exc.message)
+            else:
+                return HttpResponseRedirect(f"/villages/{village_id}/")
+    else:
+        form = SeatForm()
+    seated = selectors.view_for(village_id, user_id(request)).viewer is not None
+    return render(
+        request,
+        "villages/seat.html",
+        {"village": village, "form": form, "error": error, "seated": seated},
+        status=400 if (error or form.errors) else 200,
+    )

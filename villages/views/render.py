@@ -1,0 +1,258 @@
+"""The talk log as HTML, with closed phases cached per audience.
+
+A phase that is over can no longer change (every line is posted under the
+village lock with the phase it belongs to), so its rendered HTML is kept per
+*audience*: the set of viewers who see exactly the same lines. The audience is
+not decided here: it is read off the one visibility function by probing it
+with one line of every kind, spoken by the viewer and by somebody else. Two
+viewers whose probes answer alike see every real line alike, because
+`see_message` depends on a line only through its kind and whether its speaker
+is the viewer. A viewer's death, the end of the game, a hidden line or another
+language all change the key, so nothing stale is ever served.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from django.db.models import Count, Sum
+from django.utils.html import escape
+from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
+
+from villages.engine import GameState, MessageKind, Phase
+from villages.engine import visibility as vis
+from villages.models import Message
+
+from .labels import is_japanese, system_text
+
+
+@dataclass(frozen=True)
+class Speaker:
+    name: str
+    icon_url: str
+
+
+@dataclass(frozen=True)
+class _Probe:
+    kind: str
+    seat_no: int | None
+    text: str = ""
+
+
+def audience(state: GameState, viewer: int | None) -> tuple:
+    """Who sees what, as a hashable key derived from `visibility.see_message` alone."""
+    answers = []
+    depends_on_self = False
+    for kind in MessageKind:
+        mine = vis.see_message(state, viewer, _Probe(kind.value, viewer if viewer else -1))
+        other = vis.see_message(state, viewer, _Probe(kind.value, -2))
+        a = None if mine is None else (mine.kind.value, mine.seat_no is not None)
+        b = None if other is None else (other.kind.value, other.seat_no is not None)
+        answers.append((a, b))
+        depends_on_self |= a != b
+    return (tuple(answers), viewer if depends_on_self else None)
+
+
+# ---------------------------------------------------------------------------
+# One line
+
+
+def _text_html(text: str) -> str:
+    return escape(text).replace("\n", "<br>")
+
+
+def message_html(msg: Message, seen: vis.MessageView, speakers: dict[int, Speaker]) -> str:
+    """One line of the log; `seen` is what the viewer may see of `msg`."""
+    kind = seen.kind.value
+    speaker = speakers.get(seen.seat_no) if seen.seat_no is not None else None
+    if kind in ("system", "objection"):
+        text = system_text(msg.code, msg.params or {}, seen.text)
+        return (
+            f'<div class="msg k-{kind}" id="m{msg.pk}" data-id="{msg.pk}">'
+            f'<span class="say">{_text_html(text)}</span></div>'
+        )
+    text = seen.text
+    if kind in ("wolf_howl", "common_whisper") and not is_japanese():
+        text = _(text)
+    who = _who(kind, speaker)
+    return (
+        f'<div class="msg k-{kind} v-{escape(msg.volume)}" id="m{msg.pk}" data-id="{msg.pk}">'
+        f'<span class="who">{who}</span><span class="say">{_text_html(text)}</span></div>'
+    )
+
+
+_WHO = {
+    "wolf": gettext_lazy("%(name)s（人狼）"),
+    "common": gettext_lazy("%(name)s（共有者）"),
+    "monologue": gettext_lazy("%(name)sの独り言"),
+    "heaven": gettext_lazy("%(name)s（霊話）"),
+    "will": gettext_lazy("%(name)sの遺言"),
+}
+
+
+def _who(kind: str, speaker: Speaker | None) -> str:
+    if kind == "wolf_howl":
+        return escape(_("狼の遠吠え"))
+    if kind == "common_whisper":
+        return escape(_("共有者の小声"))
+    if speaker is None:
+        return ""
+    icon = f'<img class="ic" src="{escape(speaker.icon_url)}" alt="">' if speaker.icon_url else ""
+    pattern = _WHO.get(kind)
+    name = escape(str(pattern) % {"name": speaker.name} if pattern else speaker.name)
+    return f"{icon}{name}"
+
+
+def lines_html(
+    state: GameState,
+    viewer: int | None,
+    messages: Iterable[Message],
+    speakers: dict[int, Speaker],
+    *,
+    heaven: bool | None,
+) -> str:
+    """Lines newest first. `heaven`: True only heaven talk, False none of it, None both."""
+    out = []
+    for msg in messages:
+        seen = vis.see_message(state, viewer, msg)
+        if seen is None:
+            continue
+        is_heaven = seen.kind is MessageKind.HEAVEN
+        if heaven is not None and is_heaven != heaven:
+            continue
+        out.append(message_html(msg, seen, speakers))
+    out.reverse()
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------
+# Phases and the cache
+
+
+def phases(state: GameState) -> list[tuple[int, str]]:
+    """Every (day, phase) a line of this village may belong to, oldest first."""
+    groups: list[tuple[int, str]] = [(0, "waiting")]
+    for d in range(1, state.day + 1):
+        if d >= 2:
+            groups.append((d, "day"))
+        groups.append((d, "night"))
+    if state.phase is Phase.ENDED:
+        groups.append((state.day, "ended"))
+    elif state.phase is Phase.DAY and groups[-1] == (state.day, "night"):
+        groups.pop()  # day d comes before night d
+    current = (state.day, state.phase.value)
+    return [g for g in groups if g != current] + [current]
+
+
+class _Cache:
+    """A small in-process LRU: rendered closed phases are immutable, so no sharing is needed."""
+
+    def __init__(self, size: int = 4000) -> None:
+        self.size = size
+        self.data: OrderedDict[tuple, str] = OrderedDict()
+        self.lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: tuple) -> str | None:
+        with self.lock:
+            value = self.data.get(key)
+            if value is not None:
+                self.data.move_to_end(key)
+                self.hits += 1
+            else:
+                self.misses += 1
+            return value
+
+    def put(self, key: tuple, value: str) -> None:
+        with self.lock:
+            self.data[key] = value
+            self.data.move_to_end(key)
+            while len(self.data) > self.size:
+                self.data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.data.clear()
+
+
+CLOSED_PHASES = _Cache()
+
+
+def _hidden_key(village_id: int) -> tuple:
+    agg = Message.objects.filter(village_id=village_id, hidden=True).aggregate(
+        n=Count("id"), s=Sum("id")
+    )
+    return (agg["n"], agg["s"])
+
+
+def log_html(
+    state: GameState,
+    village_id: int,
+    viewer: int | None,
+    speakers: dict[int, Speaker],
+    *,
+    heaven: bool | None,
+    groups: Sequence[tuple[int, str]] | None = None,
+) -> tuple[str, int]:
+    """The log newest first, and the village's newest line id when it was read (0 if none).
+
+    Closed phases come from the cache; only the current phase is read from the database.
+    """
+    newest = Message.objects.filter(village_id=village_id).order_by("-id").values("id").first()
+    last_id = newest["id"] if newest else 0
+    all_groups = phases(state)
+    current = all_groups[-1]
+    wanted = list(groups) if groups is not None else all_groups
+    key_base = (
+        village_id,
+        audience(state, viewer),
+        heaven,
+        get_language(),
+        _hidden_key(village_id),
+    )
+    parts: list[str] = []
+    missing: list[tuple[int, str]] = []
+    for group in wanted:
+        if group == current:
+            continue
+        cached = CLOSED_PHASES.get((*key_base, group))
+        if cached is None:
+            missing.append(group)
+    fresh: dict[tuple[int, str], list[Message]] = {g: [] for g in missing}
+    q_groups = [*missing, current] if current in wanted else missing
+    rows = _messages(village_id, q_groups)
+    for msg in rows:
+        fresh.setdefault((msg.day, msg.phase), []).append(msg)
+    for group in missing:
+        CLOSED_PHASES.put(
+            (*key_base, group),
+            lines_html(state, viewer, fresh[group], speakers, heaven=heaven),
+        )
+    for group in reversed(wanted):
+        if group == current:
+            html = lines_html(state, viewer, fresh.get(group, []), speakers, heaven=heaven)
+        else:
+            html = CLOSED_PHASES.get((*key_base, group)) or ""
+        if html:
+            parts.append(f'<div class="phase" data-phase="{group[0]}-{group[1]}">{html}</div>')
+    return "".join(parts), last_id
+
+
+def _messages(village_id: int, groups: list[tuple[int, str]]) -> list[Message]:
+    if not groups:
+        return []
+    from django.db.models import Q
+
+    cond = Q()
+    for day, phase in groups:
+        cond |= Q(day=day, phase=phase)
+    return list(
+        Message.objects.filter(cond, village_id=village_id, hidden=False)
+        .only("id", "day", "phase", "kind", "seat_no", "text", "volume", "code", "params")
+        .order_by("id")
+    )
