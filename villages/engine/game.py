@@ -185,6 +185,7 @@ def new_village(*, capacity: int, options: Options, rules: Rules, now: datetime)
         state.seats.append(
             Seat(no=1, name="身代わり君", dummy=True, objections_left=0, start_voted=True)
         )
+        state.last_seat_no = 1
     return state
 
 
@@ -203,7 +204,8 @@ def sit(state: GameState, *, name: str, rules: Rules, now: datetime) -> tuple[St
         raise VillageFull()
     if any(seat.name == name for seat in s.seats):
         raise NameTaken()
-    no = max((seat.no for seat in s.seats), default=0) + 1
+    no = max([s.last_seat_no, *(seat.no for seat in s.seats)]) + 1
+    s.last_seat_no = no
     s.seats.append(Seat(no=no, name=name, objections_left=rules.objections_per_player))
     s.fixed_cast = None
     s.clock.last_activity_at = now

@@ -119,6 +119,9 @@ class GameState:
     kick_votes: dict[int, frozenset[int]] = field(default_factory=dict)
     fixed_cast: Cast | None = None
     active: Options | None = None  # the options in force, fixed at the start
+    # The highest seat number ever given: a number is never reused, so a departed or
+    # kicked seat's lines and records stay theirs.
+    last_seat_no: int = 0
 
     def clone(self) -> GameState:
         """A copy that commands may change without touching the original."""
