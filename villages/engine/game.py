@@ -249,8 +249,8 @@ def kick_vote(
     s = run.state
     if s.phase is not Phase.WAITING:
         raise WrongPhase("キック投票はゲーム開始前だけです。")
-    if voter is not None:
-        _seat(s, voter)
+    if voter is not None and _seat(s, voter).dummy:
+        raise Forbidden("身代わり君は投票しません。")
     victim = s.seat(target)
     if victim is None or victim.dummy:
         raise InvalidTarget()
@@ -432,6 +432,8 @@ def heaven_talk(
     run = _Run(state, rules, now)
     s = run.state
     seat = _seat(s, seat_no)
+    if seat.dummy:
+        raise Forbidden("身代わり君は発言しません。")
     if s.phase not in (Phase.DAY, Phase.NIGHT):
         raise WrongPhase("霊話はゲーム中だけです。")
     if seat.alive:
