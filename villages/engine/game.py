@@ -808,7 +808,9 @@ def _end(run: _Run, winner: Winner) -> None:
     s.phase = Phase.ENDED
     c = s.clock
     c.time_up_at = c.sudden_death_at = c.last_alert_at = None
-    run.post(f"win_{winner.value}")
+    # A draw by revotes leaves people alive: "nobody remained" would be false.
+    revotes = winner is Winner.DRAW and bool(s.living)
+    run.post("win_draw_revotes" if revotes else f"win_{winner.value}")
     run.events.append(GameOver(winner))
     run.events.append(PhaseChanged(s.day, s.phase))
 
