@@ -6,13 +6,22 @@ commands in `game.py` return new ones, and nothing here knows about Django.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import TypeVar
 
 from .cast import Cast, Options
 from .roles import Role, SubRole, Winner
+
+T = TypeVar("T")
+
+
+def _shallow(obj: T) -> T:
+    """A shallow copy of a plain (non-slotted) dataclass instance, without `__init__`."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    return new
 
 
 class Phase(StrEnum):
@@ -124,16 +133,20 @@ class GameState:
     last_seat_no: int = 0
 
     def clone(self) -> GameState:
-        """A copy that commands may change without touching the original."""
-        return dataclasses.replace(
-            self,
-            seats=[dataclasses.replace(s) for s in self.seats],
-            ballots=list(self.ballots),
-            actions=list(self.actions),
-            rounds=list(self.rounds),
-            clock=dataclasses.replace(self.clock),
-            kick_votes=dict(self.kick_votes),
-        )
+        """A copy that commands may change without touching the original.
+
+        Shallow copies suffice: every field of a seat and of the clock is immutable, and
+        the lists hold frozen records. (Not `dataclasses.replace`, which re-runs
+        `__init__` for every seat and was most of a command's time.)
+        """
+        new = _shallow(self)
+        new.seats = [_shallow(s) for s in self.seats]
+        new.ballots = list(self.ballots)
+        new.actions = list(self.actions)
+        new.rounds = list(self.rounds)
+        new.clock = _shallow(self.clock)
+        new.kick_votes = dict(self.kick_votes)
+        return new
 
     # -- lookups -----------------------------------------------------------
     def seat(self, no: int) -> Seat | None:
