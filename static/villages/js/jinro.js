@@ -41,7 +41,7 @@
       ws.onopen = function () {
         retry = 0; self.open = true;
         var after = Math.max(self.seen, getAfter());
-        if (after > 0) ws.send(JSON.stringify({ type: "resume", after: after }));
+        ws.send(JSON.stringify({ type: "resume", after: after }));
         if (!self.seen) self.seen = after;
         document.documentElement.classList.add("live");
       };
@@ -218,6 +218,9 @@
         break;
       case "state":
         onState(ev.state);
+        break;
+      case "log": // what this viewer may see has widened (a death, the end)
+        refetch();
         break;
       case "objection":
         if (cfg.pane === "down") {

@@ -1,0 +1,224 @@
+"""The classic screen in a real browser (issue 6): a whole game, live panes, cues, refresh."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
+
+from villages.models import Village
+
+from .players import PASSWORD, Player
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(420)]
+
+
+def make_players(site, contexts, n, prefix="p", **ctx) -> list[Player]:
+    User = get_user_model()
+    players = []
+    for i in range(1, n + 1):
+        User.objects.create_user(f"{prefix}{i}", password=PASSWORD)
+        player = Player(site, contexts(**ctx), f"{prefix}{i}")
+        player.login()
+        players.append(player)
+    return players
+
+
+def create_village(host: Player, shot=None, **fields) -> int:
+    page = host.page
+    page.goto(f"{host.base}/villages/new/")
+    page.fill("#id_name", fields.get("name", "ブラウザ村"))
+    page.fill("#id_comment", fields.get("comment", "最後まで遊びます"))
+    page.select_option("#id_capacity", str(fields.get("capacity", 8)))
+    if shot:
+        shot(page, "02-create-form", full_page=True)
+    page.click("#create-form button[type=submit]")
+    page.wait_for_url(re.compile(r"/villages/\d+/$"))
+    return int(re.search(r"/villages/(\d+)/", page.url).group(1))
+
+
+def seat_all(players: list[Player], village_id: int) -> None:
+    for i, p in enumerate(players):
+        p.sit(village_id, f"村人{i + 1}号", i)
+
+
+def start_game(players: list[Player], village_id: int) -> None:
+    for p in players:
+        p.open_screen(village_id)
+        p.up.locator("#start-vote").click()
+    deadline = time.monotonic() + 20
+    while Village.objects.get(pk=village_id).status != "playing":
+        assert time.monotonic() < deadline, "the game did not start after every start vote"
+        time.sleep(0.2)
+    for p in players:
+        p.open_screen(village_id)
+        p.read_role()
+
+
+def living(players: list[Player]) -> list[Player]:
+    alive = []
+    for p in players:
+        state = p.lower.locator(f'.player:has(.pname:text-is("{p.seat_name}"))')
+        if "alive" in (state.get_attribute("class") or ""):
+            alive.append(p)
+    return alive
+
+
+def wait_phase(player: Player, text: str) -> None:
+    expect(player.lower.locator(".phase-line")).to_contain_text(text, timeout=20_000)
+
+
+def test_eight_players_play_a_whole_game_through_the_pages(site, contexts, shot):
+    anon = Player(site, contexts(), "")
+    anon.page.goto(f"{site}/")
+    shot(anon.page, "01-top-anonymous", full_page=True)
+
+    players = make_players(site, contexts, 8)
+    host = players[0]
+    village_id = create_village(host, shot)
+    seat_page = players[1].page
+    seat_page.goto(f"{site}/villages/{village_id}/seat/")
+    shot(seat_page, "03-seat-form", full_page=True)
+    seat_all(players, village_id)
+    players[0].open_screen(village_id)
+    players[0].say("よろしくお願いします！", "strong")
+    expect(players[0].lower.locator("#log")).to_contain_text("よろしくお願いします！")
+    shot(players[0].page, "04-waiting-room")
+    players[0].page.goto(f"{site}/")
+    shot(players[0].page, "05-top-with-village", full_page=True)
+
+    start_game(players, village_id)
+    roles = {p.seat_name: p.role for p in players}
+    assert sorted(roles.values()).count("wolf") == 2, roles
+    wolves = [p for p in players if p.role == "wolf"]
+    seer = next(p for p in players if p.role == "seer")
+    villager = next(p for p in players if p.role == "villager")
+
+    # Night 1: wolves talk (a villager sees only the howl), then act.
+    wolves[0].say("WOLF-TALK-NIGHT1 誰を襲う？")
+    expect(villager.lower.locator("#log")).to_contain_text("アオォーン", timeout=15_000)
+    expect(villager.lower.locator("#log")).not_to_contain_text("WOLF-TALK-NIGHT1")
+    shot(wolves[0].page, "06-night-wolf")
+    shot(villager.page, "07-night-villager")
+    non_wolves = [p for p in players if p.role != "wolf"]
+    victim = next(p for p in non_wolves if p is not seer and p is not villager)
+    wolves[0].up.locator("a.act-attack").click()
+    shot(wolves[0].page, "08-attack-page")
+    wolves[0].lower.locator("form.targets label", has_text=victim.seat_name).locator(
+        "input"
+    ).check()
+    wolves[0].lower.locator("form.targets button[type=submit]").click()
+    seer.act("divine", wolves[0].seat_name)
+
+    # Day 2: the village votes out the divined wolf.
+    for p in players:
+        wait_phase(p, "2日目の昼")
+    expect(seer.lower.locator(".my-role")).to_contain_text("狼")
+    shot(seer.page, "09-day2-seer")
+    villager.say("占い結果を信じて投票しよう")
+    alive = [p for p in players if p is not victim]
+    for p in alive:
+        target = wolves[0] if p is not wolves[0] else seer
+        p.act("vote", target.seat_name)
+    for p in alive:
+        wait_phase(p, "2日目の夜")
+    shot(villager.page, "10-night2-tally", full_page=False)
+
+    # The executed wolf is in heaven: three panes.
+    wolves[0].open_screen(village_id)
+    expect(wolves[0].heaven.locator("body")).to_be_visible()
+    wolves[0].up.locator("#talk-text").fill("霊界からこんにちは")
+    wolves[0].up.locator("#talk-form button[type=submit]").click()
+    expect(wolves[0].heaven.locator("#log")).to_contain_text("霊界からこんにちは")
+    shot(wolves[0].page, "11-heaven-mode")
+
+    # Night 2: the other wolf attacks; the seer (if alive) divines.
+    humans = [p for p in alive if p.role != "wolf"]
+    prey = next(p for p in humans if p is not seer)
+    wolves[1].act("attack", prey.seat_name)
+    if seer in alive:
+        seer.act("divine", wolves[1].seat_name)
+    survivors = [p for p in alive if p is not wolves[0] and p is not prey]
+    for p in survivors:
+        wait_phase(p, "3日目の昼")
+    for p in survivors:
+        target = wolves[1] if p is not wolves[1] else seer
+        p.act("vote", target.seat_name)
+
+    # The end: the village wins and everything is revealed, to everyone.
+    for p in players:
+        p.open_screen(village_id)
+        expect(p.lower.locator(".phase-line")).to_contain_text("村人の勝利", timeout=20_000)
+    assert Village.objects.get(pk=village_id).winner == "village"
+    expect(villager.lower.locator("#log")).to_contain_text("WOLF-TALK-NIGHT1")
+    expect(villager.lower.locator(".players")).to_contain_text("人狼")
+    shot(villager.page, "12-ended")
+    villager.lower.locator("a", has_text="過去ログ").click()
+    villager.page.wait_for_url(re.compile(rf"/villages/{village_id}/log/"))
+    expect(villager.page.locator(".days")).to_contain_text("2日目")
+    shot(villager.page, "13-past-log", full_page=True)
+    villager.page.goto(f"{site}/accounts/users/{villager.username}/")
+    expect(villager.page.locator(".stats")).to_contain_text("1戦 1勝")
+    shot(villager.page, "14-history", full_page=True)
+
+
+def test_live_talk_objection_cue_and_hidden_wolf_talk(site, contexts, shot):
+    players = make_players(site, contexts, 8, prefix="q")
+    village_id = create_village(players[0])
+    seat_all(players, village_id)
+    spectator = Player(site, contexts(), "")
+    spectator.open_screen(village_id)
+    a, b = players[0], players[1]
+    a.open_screen(b_village := village_id)
+    b.open_screen(b_village)
+
+    # Before the game: another player's talk appears live, without a reload.
+    b.page.evaluate("() => { window.frames['lower'].__noReload = 'still-here'; }")
+    a.say("LIVE-TALK-BEFORE-START")
+    expect(b.lower.locator("#log")).to_contain_text("LIVE-TALK-BEFORE-START", timeout=10_000)
+    assert b.page.evaluate("() => window.frames['lower'].__noReload") == "still-here"
+
+    # 異議あり: the count goes down and the others get the cue.
+    expect(a.up.locator("#objections-left")).to_have_text("5")
+    a.up.locator("#objection-button").click()
+    expect(a.up.locator("#objections-left")).to_have_text("4")
+    cue = b.lower.locator("#cue")
+    expect(cue).to_be_visible(timeout=10_000)
+    expect(cue).to_have_attribute("data-kind", "objection")
+    expect(cue).to_contain_text(a.seat_name)
+    expect(spectator.lower.locator("#cue")).to_have_attribute("data-kind", "objection")
+    shot(b.page, "15-objection-cue")
+
+    start_game(players, village_id)
+    spectator.open_screen(village_id)
+    wolf = next(p for p in players if p.role == "wolf")
+    others = [p for p in players if p.role != "wolf"]
+    wolf.say("SECRET-WOLF-PLAN-XYZ")
+    for viewer in (others[0], spectator):
+        log = viewer.lower.locator("#log")
+        expect(log).to_contain_text("アオォーン", timeout=10_000)
+        expect(log).not_to_contain_text("SECRET-WOLF-PLAN-XYZ")
+        html = viewer.page.context.request.get(f"{site}/villages/{village_id}/down/").text()
+        assert "SECRET-WOLF-PLAN-XYZ" not in html
+    expect(wolf.lower.locator("#log")).to_contain_text("SECRET-WOLF-PLAN-XYZ")
+    shot(spectator.page, "16-spectator-night")
+
+
+def test_auto_refresh_keeps_a_page_current_without_javascript(site, contexts, shot):
+    players = make_players(site, contexts, 2, prefix="r")
+    village_id = create_village(players[0])
+    players[0].sit(village_id, "話す人", 0)
+    reader = Player(site, contexts(java_script_enabled=False), "")
+    page = reader.page
+    page.goto(f"{site}/villages/{village_id}/up/")
+    page.select_option("select[name=refresh]", "15")
+    page.locator(".controls form").first.locator("button[type=submit]").click()
+    page.goto(f"{site}/villages/{village_id}/down/")
+    assert page.locator("noscript").count() == 0 or True
+    players[0].open_screen(village_id)
+    players[0].say("AUTO-REFRESH-LINE")
+    expect(page.locator("#log")).to_contain_text("AUTO-REFRESH-LINE", timeout=25_000)
+    shot(page, "17-no-javascript-lower-pane")
