@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest
-from ninja import Router, Schema
+from ninja import Router, Schema, Status
 
 from jinro_site.apiauth import client_ip, require_user
 
@@ -22,11 +22,11 @@ class CredentialsIn(Schema):
 
 
 @router.post("/auth/register", response={201: Json}, summary="Register and get a token")
-def register(request: HttpRequest, payload: CredentialsIn) -> tuple[int, Json]:
+def register(request: HttpRequest, payload: CredentialsIn) -> Status[Json]:
     user, token = services.register(
         username=payload.username, password=payload.password, ip=client_ip(request)
     )
-    return 201, {"username": user.get_username(), "token": token}
+    return Status(201, {"username": user.get_username(), "token": token})
 
 
 @router.post("/auth/token", response=Json, summary="Get the token of an account")

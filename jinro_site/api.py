@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
-from ninja import NinjaAPI
+from ninja import NinjaAPI, Router
 from ninja.errors import HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 
 from accounts.api import router as accounts_router
 from villages.api import router as villages_router
 from villages.engine.errors import RuleError
-from villages.services.errors import http_status
+from villages.services.errors import NotFound, http_status
 
 api = NinjaAPI(
     title="jinro_site API",
@@ -22,6 +22,19 @@ api = NinjaAPI(
 )
 api.add_router("/", accounts_router)
 api.add_router("/", villages_router)
+
+# Last: an unknown path under /api/v1/ answers in the API's error shape, not an HTML page.
+unknown = Router()
+
+
+@unknown.api_operation(
+    ["GET", "POST", "PUT", "PATCH", "DELETE"], "/{path:rest}", include_in_schema=False
+)
+def no_such_endpoint(request: HttpRequest, rest: str) -> None:
+    raise NotFound("そのAPIはありません。")
+
+
+api.add_router("/", unknown)
 
 
 def error_response(request: HttpRequest, code: str, message: str, status: int) -> HttpResponse:
@@ -37,17 +50,22 @@ def on_rule_error(request: HttpRequest, exc: RuleError) -> HttpResponse:
 
 @api.exception_handler(NinjaValidationError)
 def on_validation_error(request: HttpRequest, exc: NinjaValidationError) -> HttpResponse:
-    fields = ", ".join(
-        ".".join(str(p) for p in e.get("loc", ())[1:]) or "body" for e in exc.errors
-    )
+    fields = ", ".join(".".join(str(p) for p in e.get("loc", ())[1:]) or "body" for e in exc.errors)
     return error_response(
         request, "bad_request", f"リクエストの形式が正しくありません（{fields}）。", 400
     )
 
 
+# ninja's own errors (an unreadable body, …) carry English text: people get Japanese.
+HTTP_ERRORS = {
+    400: ("bad_request", "リクエストの本文をJSONとして読めません。"),
+    401: ("not_authenticated", "ログインしてください。"),
+    403: ("forbidden", "その操作は許されていません。"),
+    404: ("not_found", "見つかりません。"),
+}
+
+
 @api.exception_handler(HttpError)
 def on_http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
-    code = {401: "not_authenticated", 403: "forbidden", 404: "not_found"}.get(
-        exc.status_code, "bad_request"
-    )
-    return error_response(request, code, str(exc), exc.status_code)
+    code, message = HTTP_ERRORS.get(exc.status_code, HTTP_ERRORS[400])
+    return error_response(request, code, message, exc.status_code)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from django.http import HttpRequest
-from ninja import Field, Router, Schema
+from ninja import Field, Router, Schema, Status
 
 from jinro_site.apiauth import client_ip, optional_user, require_user
 from villages import selectors
@@ -88,7 +88,7 @@ def list_villages(
 
 
 @router.post("/villages", response={201: Json}, summary="Create a village")
-def create_village(request: HttpRequest, payload: VillageIn) -> tuple[int, Json]:
+def create_village(request: HttpRequest, payload: VillageIn) -> Status[Json]:
     user = require_user(request)
     village = lifecycle.create_village(
         user=user,
@@ -97,7 +97,7 @@ def create_village(request: HttpRequest, payload: VillageIn) -> tuple[int, Json]
         capacity=payload.capacity,
         options=payload.options.dict(),
     )
-    return 201, selectors.village_dict(selectors.get_village(village.pk))
+    return Status(201, selectors.village_dict(selectors.get_village(village.pk)))
 
 
 @router.get("/villages/{village_id}", response=Json, summary="One village")
@@ -106,7 +106,7 @@ def get_village(request: HttpRequest, village_id: int) -> Json:
 
 
 @router.post("/villages/{village_id}/seats", response={201: Json}, summary="Sit (村人登録)")
-def sit(request: HttpRequest, village_id: int, payload: SeatIn) -> tuple[int, Json]:
+def sit(request: HttpRequest, village_id: int, payload: SeatIn) -> Status[Json]:
     seat_no = lifecycle.sit(
         village_id=village_id,
         user=require_user(request),
@@ -115,13 +115,13 @@ def sit(request: HttpRequest, village_id: int, payload: SeatIn) -> tuple[int, Js
         trip=payload.trip,
         ip=client_ip(request),
     )
-    return 201, {"seat_no": seat_no}
+    return Status(201, {"seat_no": seat_no})
 
 
 @router.delete("/villages/{village_id}/seats/me", response={204: None}, summary="Leave")
-def leave(request: HttpRequest, village_id: int) -> tuple[int, None]:
+def leave(request: HttpRequest, village_id: int) -> Status[None]:
     lifecycle.leave(village_id=village_id, user=require_user(request))
-    return 204, None
+    return Status(204, None)
 
 
 @router.post("/villages/{village_id}/start-vote", response=Json, summary="Vote to start")
@@ -165,7 +165,7 @@ def messages(request: HttpRequest, village_id: int, after: int = 0) -> Json:
 @router.post(
     "/villages/{village_id}/messages", response={200: Json, 201: Json}, summary="Talk, will, heaven"
 )
-def post_message(request: HttpRequest, village_id: int, payload: MessageIn) -> tuple[int, Json]:
+def post_message(request: HttpRequest, village_id: int, payload: MessageIn) -> Status[Json]:
     user = require_user(request)
     posted = play.post_message(
         village_id=village_id,
@@ -177,10 +177,10 @@ def post_message(request: HttpRequest, village_id: int, payload: MessageIn) -> t
     view = selectors.view_for(village_id, user.pk)
     if posted is None:  # a will: kept until the morning after its writer's death
         seat = view.state.seat(view.viewer) if view.viewer is not None else None
-        return 200, {"channel": "will", "will": seat.will if seat else ""}
+        return Status(200, {"channel": "will", "will": seat.will if seat else ""})
     seen = see_message(view.state, view.viewer, posted)
     assert seen is not None  # a speaker always sees their own line
-    return 201, selectors.message_dict(posted, seen)
+    return Status(201, selectors.message_dict(posted, seen))
 
 
 @router.post("/villages/{village_id}/vote", response=Json, summary="The day's execution vote")

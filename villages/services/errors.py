@@ -53,6 +53,7 @@ HTTP_STATUS: dict[str, int] = {
     "already_voted": 409,
     "already_acted": 409,
     "no_objections_left": 409,
+    "too_few_players": 409,
     "too_many_villages": 409,
     "busy": 409,
     "rate_limited": 429,
