@@ -5,35 +5,14 @@ from __future__ import annotations
 from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
-from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from villages.engine.errors import BadRequest
-from villages.services.config import flag
-from villages.services.errors import NotAuthenticated, RateLimited
+from villages.services.errors import NotAuthenticated
+from villages.services.ratelimit import LOGIN_LIMIT, REGISTER_LIMIT, rate_limit
 
 from .models import Profile
-
-# (requests, seconds) per client address
-REGISTER_LIMIT = (10, 3600)
-LOGIN_LIMIT = (20, 600)
-
-
-def rate_limit(scope: str, key: str, limit: tuple[int, int]) -> None:
-    """Count one request of `key` in `scope`; RateLimited past the limit (when enabled)."""
-    if not flag("RATE_LIMIT_ENABLED"):
-        return
-    count, window = limit
-    name = f"rl:{scope}:{key}"
-    cache.add(name, 0, timeout=window)
-    try:
-        used = cache.incr(name)
-    except ValueError:  # expired between add and incr
-        cache.set(name, 1, timeout=window)
-        used = 1
-    if used > count:
-        raise RateLimited()
 
 
 def profile_of(user: AbstractBaseUser) -> Profile:

@@ -15,6 +15,7 @@ from villages.models import Message, Seat
 from . import core
 from .config import rules
 from .persist import Loaded
+from .ratelimit import POST_LIMIT, rate_limit
 
 
 def _user_seat(loaded: Loaded, user: AbstractBaseUser) -> Seat:
@@ -40,6 +41,7 @@ def post_message(
     volume: str = "normal",
 ) -> Message | None:
     """発言 / 遺言 / 霊話. Returns the new line (None for a will, which waits for a death)."""
+    rate_limit("post", str(user.pk), POST_LIMIT)
     vol = _volume(volume)
     if channel not in ("talk", "will", "heaven"):
         raise BadRequest("channel は talk / will / heaven のいずれかです。")

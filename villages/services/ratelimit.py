@@ -1,0 +1,34 @@
+"""Fixed-window rate limits in the cache (SPEC §12 `RATE_LIMIT_ENABLED`).
+
+Registration and login are limited per client address, posting per user. The counters
+live in Django's cache: per process with the default local-memory cache, shared by every
+process once CACHES points at a shared cache.
+"""
+
+from __future__ import annotations
+
+from django.core.cache import cache
+
+from .config import flag
+from .errors import RateLimited
+
+# (requests, seconds)
+REGISTER_LIMIT = (10, 3600)  # per address
+LOGIN_LIMIT = (20, 600)  # per address
+POST_LIMIT = (20, 10)  # lines (talk, will, heaven) per user
+
+
+def rate_limit(scope: str, key: str, limit: tuple[int, int]) -> None:
+    """Count one request of `key` in `scope`; RateLimited past the limit (when enabled)."""
+    if not flag("RATE_LIMIT_ENABLED"):
+        return
+    count, window = limit
+    name = f"rl:{scope}:{key}"
+    cache.add(name, 0, timeout=window)
+    try:
+        used = cache.incr(name)
+    except ValueError:  # expired between add and incr
+        cache.set(name, 1, timeout=window)
+        used = 1
+    if used > count:
+        raise RateLimited()
