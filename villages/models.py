@@ -107,7 +107,10 @@ class Seat(models.Model):
         verbose_name = _("席")
         verbose_name_plural = _("席")
         constraints = [
-            models.UniqueConstraint(fields=["village", "seat_no"], name="seat_no_unique"),
+            # A kicked seat's row stays (it bars its user) but frees its number.
+            models.UniqueConstraint(
+                fields=["village", "seat_no"], condition=Q(kicked=False), name="seat_no_unique"
+            ),
             models.UniqueConstraint(
                 fields=["village", "user"],
                 condition=Q(kicked=False),
