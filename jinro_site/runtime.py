@@ -16,7 +16,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from asgiref.sync import async_to_sync
@@ -86,6 +86,29 @@ def run_sync_on_loop(func: Callable[[], T], *, loop: asyncio.AbstractEventLoop |
 def group_send_sync(group: str, message: dict) -> None:
     """Send `message` to a channel-layer group from synchronous code."""
     async_to_sync(get_channel_layer().group_send)(group, message)
+
+
+def group_send_many_sync(sends: Sequence[tuple[str, dict]]) -> list[BaseException]:
+    """Send each `(group, message)` in order from synchronous code, in one hop to the loop.
+
+    One hop, not one per group: from a plain thread `async_to_sync` starts an event loop
+    (and the Redis layer a connection) per call. A failed send does not stop the others;
+    the failures are returned for the caller to log.
+    """
+    if not sends:
+        return []
+
+    async def send_all() -> list[BaseException]:
+        layer = get_channel_layer()
+        failures: list[BaseException] = []
+        for group, message in sends:
+            try:
+                await layer.group_send(group, message)
+            except Exception as error:
+                failures.append(error)
+        return failures
+
+    return async_to_sync(send_all)()
 
 
 class SweepTicker(threading.Thread):

@@ -13,12 +13,13 @@ from functools import partial
 from pathlib import Path
 
 import pytest
+from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings as django_settings
 
 from jinro_site.dburl import parse_database_url
 from jinro_site.runtime import LoopThread, SweepTicker, group_send_sync, run_sync_on_loop
-from villages.groups import public_group, village_event
+from villages.groups import viewer_group, village_events
 
 ROOT = Path(__file__).resolve().parent.parent
 ORIGIN = (b"origin", b"http://127.0.0.1")
@@ -190,19 +191,43 @@ def test_healthz_is_503_when_a_check_fails(client, monkeypatch):
 # --- WebSocket through the channel layer -----------------------------------------------------
 
 
-async def assert_group_event_reaches_socket(layer) -> None:
+def new_village_id() -> int:
+    from villages.models import Village
+
+    return Village.objects.create(name="foundation", capacity=8).pk
+
+
+def cue(n: int) -> dict:
+    """What services push to a village's spectators: a cue frame in an envelope."""
+    return village_events([{"type": "objection", "seat_no": n}], viewer=None, user=None, version=0)
+
+
+async def open_spectator_socket(village_id: int) -> WebsocketCommunicator:
+    """A socket past its first frame (the state) and ready for pushes."""
     from jinro_site.asgi import application
 
-    communicator = WebsocketCommunicator(application, "/ws/villages/1/", headers=[ORIGIN])
+    communicator = WebsocketCommunicator(
+        application, f"/ws/villages/{village_id}/", headers=[ORIGIN]
+    )
     connected, _ = await communicator.connect()
     assert connected
+    assert (await communicator.receive_json_from(timeout=5))["type"] == "state"
+    await communicator.send_json_to({"type": "ping"})  # nothing to resume: no holding
+    return communicator
+
+
+async def assert_group_event_reaches_socket(layer) -> None:
+    village_id = await database_sync_to_async(new_village_id)()
+    communicator = await open_spectator_socket(village_id)
     try:
-        await layer.group_send(public_group(1), village_event({"type": "ping", "n": 1}))
-        assert await communicator.receive_json_from(timeout=5) == {"type": "ping", "n": 1}
+        await layer.group_send(viewer_group(village_id, None), cue(1))
+        expected = {"type": "objection", "seat_no": 1}
+        assert await communicator.receive_json_from(timeout=5) == expected
     finally:
         await communicator.disconnect()
 
 
+@pytest.mark.django_db(transaction=True)
 async def test_websocket_round_trip_through_in_memory_layer(settings, channel_layer):
     settings.CHANNEL_LAYERS = IN_MEMORY
     from channels.layers import get_channel_layer
@@ -213,6 +238,7 @@ async def test_websocket_round_trip_through_in_memory_layer(settings, channel_la
 
 
 @pytest.mark.services
+@pytest.mark.django_db(transaction=True)
 async def test_websocket_round_trip_through_redis_layer(channel_layer):
     assert type(channel_layer).__name__ == "RedisPubSubChannelLayer"
     await assert_group_event_reaches_socket(channel_layer)
@@ -229,18 +255,17 @@ async def test_websocket_from_another_origin_is_refused():
 
 
 @pytest.mark.services
+@pytest.mark.django_db(transaction=True)
 async def test_sync_code_on_the_process_loop_publishes_to_sockets(channel_layer):
     """What a Celery task does: publish from sync code, on the worker's long-lived loop."""
-    from jinro_site.asgi import application
-
-    communicator = WebsocketCommunicator(application, "/ws/villages/2/", headers=[ORIGIN])
-    connected, _ = await communicator.connect()
-    assert connected
+    village_id = await database_sync_to_async(new_village_id)()
+    communicator = await open_spectator_socket(village_id)
     try:
         for n in (1, 2):  # twice: the loop and its Redis connections outlive one send
-            send = partial(group_send_sync, public_group(2), village_event({"n": n}))
+            send = partial(group_send_sync, viewer_group(village_id, None), cue(n))
             await asyncio.to_thread(run_sync_on_loop, send)
-            assert await communicator.receive_json_from(timeout=5) == {"n": n}
+            expected = {"type": "objection", "seat_no": n}
+            assert await communicator.receive_json_from(timeout=5) == expected
     finally:
         await communicator.disconnect()
 
@@ -256,11 +281,14 @@ def test_daphne_server_answers_http_and_websocket(daphne_server):
     with urllib.request.urlopen(f"{daphne_server}/static/admin/css/base.css") as response:
         assert response.status == 200
 
+    village_id = new_village_id()
+
     async def connect() -> None:
         import websockets
 
-        ws_url = daphne_server.replace("http", "ws") + "/ws/villages/1/"
+        ws_url = daphne_server.replace("http", "ws") + f"/ws/villages/{village_id}/"
         async with websockets.connect(ws_url, origin="http://127.0.0.1") as socket:
+            assert json.loads(await asyncio.wait_for(socket.recv(), 10))["type"] == "state"
             await socket.ping()
 
     asyncio.run(connect())
@@ -268,17 +296,21 @@ def test_daphne_server_answers_http_and_websocket(daphne_server):
 
 @pytest.mark.services
 def test_group_event_reaches_a_socket_of_the_daphne_process(daphne_server):
+    village_id = new_village_id()
+
     async def round_trip() -> None:
         import websockets
         from channels.layers import get_channel_layer
 
         layer = get_channel_layer()
-        ws_url = daphne_server.replace("http", "ws") + "/ws/villages/3/"
+        ws_url = daphne_server.replace("http", "ws") + f"/ws/villages/{village_id}/"
         try:
             async with websockets.connect(ws_url, origin="http://127.0.0.1") as socket:
-                await layer.group_send(public_group(3), village_event({"across": "processes"}))
+                assert json.loads(await asyncio.wait_for(socket.recv(), 10))["type"] == "state"
+                await socket.send(json.dumps({"type": "ping"}))
+                await layer.group_send(viewer_group(village_id, None), cue(3))
                 received = await asyncio.wait_for(socket.recv(), 10)
-                assert json.loads(received) == {"across": "processes"}
+                assert json.loads(received) == {"type": "objection", "seat_no": 3}
         finally:
             await layer.flush()
 

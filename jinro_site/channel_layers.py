@@ -1,0 +1,117 @@
+"""channels-redis's pub/sub layer, made to say when it lost Redis and got it back.
+
+Redis pub/sub keeps nothing: whatever is published while a subscriber is disconnected
+is gone. redis-py reconnects the subscription by itself (and subscribes again to every
+channel), but nobody above it learns that there was a hole. This layer
+
+* tells every consumer of this process, once the subscription is back, with a
+  `{"type": "layer.reconnected"}` message on its channel, so that it can read what it
+  missed from the database (`villages.consumers.VillageConsumer.layer_reconnected`);
+* logs a lost connection once, as a warning, instead of a traceback every second.
+
+Settings: `"BACKEND": "jinro_site.channel_layers.RedisPubSubChannelLayer"`, with the
+same CONFIG as channels-redis's (`hosts`, `prefix`, ...).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from channels_redis import pubsub
+from redis.asyncio.client import PubSub
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+logger = logging.getLogger(__name__)
+
+RECONNECTED = {"type": "layer.reconnected"}
+CONSUMER_CHANNEL_MARK = "specific."  # channels' AsyncConsumer.new_channel() default prefix
+
+
+class _WatchedPubSub(PubSub):
+    """A PubSub that reports a reconnection once it has subscribed again."""
+
+    def __init__(self, *args: Any, on_reconnect: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._on_reconnect = on_reconnect
+
+    async def on_connect(self, connection: Any) -> None:
+        # redis-py calls this when the connection is made again (not on the first
+        # connection, which the pool makes before the callback is registered).
+        restoring = self.subscribed
+        await super().on_connect(connection)  # subscribes again to every channel
+        if restoring:
+            self._on_reconnect()
+
+
+class _Shard(pubsub.RedisSingleShardConnection):
+    def __init__(self, host: Any, channel_layer: Any) -> None:
+        super().__init__(host, channel_layer)
+        self._lost = False
+
+    def _ensure_redis(self) -> None:
+        if self._redis is None:
+            super()._ensure_redis()
+            self._pubsub = _WatchedPubSub(
+                self._redis.connection_pool,
+                event_dispatcher=self._redis._event_dispatcher,
+                on_reconnect=self._reconnected,
+            )
+
+    def _reconnected(self) -> None:
+        logger.warning("channel layer: Redis subscription restored (%s)", _where(self.host))
+        self._lost = False
+        self.channel_layer.notify_reconnected()
+
+    async def _do_receiving(self) -> None:
+        while True:
+            try:
+                if self._pubsub and self._pubsub.subscribed:
+                    message = await self._pubsub.get_message(
+                        ignore_subscribe_messages=True, timeout=0.1
+                    )
+                    self._receive_message(message)
+                else:
+                    await asyncio.sleep(0.1)
+            except (TimeoutError, asyncio.CancelledError, GeneratorExit):
+                raise
+            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+                if not self._lost:
+                    logger.warning(
+                        "channel layer: lost Redis (%s): %s; retrying", _where(self.host), error
+                    )
+                self._lost = True
+                await asyncio.sleep(0.5)
+            except Exception:
+                logger.exception("channel layer: unexpected error in the receive task")
+                await asyncio.sleep(1)
+
+
+class _LoopLayer(pubsub.RedisPubSubLoopLayer):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._shards = [_Shard(shard.host, self) for shard in self._shards]
+
+    def notify_reconnected(self) -> None:
+        message = self.channel_layer.serialize(RECONNECTED)
+        for name, queue in self.channels.items():
+            if CONSUMER_CHANNEL_MARK in name:
+                queue.put_nowait(message)
+
+
+class RedisPubSubChannelLayer(pubsub.RedisPubSubChannelLayer):
+    def _get_layer(self) -> Any:
+        loop = asyncio.get_running_loop()
+        layer = self._layers.get(loop)
+        if layer is None:
+            layer = _LoopLayer(*self._args, **self._kwargs, channel_layer=self)
+            self._layers[loop] = layer
+            pubsub._wrap_close(self, loop)
+        return layer
+
+
+def _where(host: dict[str, Any]) -> str:
+    address = str(host.get("address", host.get("host", "?")))
+    return address.rsplit("@", 1)[-1]  # never log a password

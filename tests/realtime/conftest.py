@@ -1,0 +1,16 @@
+"""Realtime tests: sockets on the configured channel layer (in-memory, or Redis in CI's
+PostgreSQL + Redis step), services called as requests call them, pushes on commit.
+
+Every test that writes needs `transaction=True`: pushes are sent by on_commit hooks,
+which a test wrapped in one transaction would never run.
+"""
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _quiet_settings(settings):
+    """No rate limits, no per-address seat limit: the tests play many users from one place."""
+    settings.JINRO_RATE_LIMIT_ENABLED = False
+    settings.JINRO_ONE_SEAT_PER_IP = False
+    settings.JINRO_MAX_ACTIVE_VILLAGES = 1000
