@@ -41,6 +41,7 @@ class Game:
     now: datetime
     events: list[Event] = field(default_factory=list)
     moves: list[Move] = field(default_factory=list)
+    lazy: frozenset[int] = frozenset()  # seats that never act: the sweep deals with them
 
 
 def random_options(r: random.Random) -> Options:
@@ -126,7 +127,11 @@ def choose_move(g: Game, r: random.Random) -> Move:
     if roll < 0.12 or (_talk_closed(g) and roll < 0.3):
         due = game.next_deadline(s, g.rules)
         gap = (due - g.now).total_seconds() if due else 60.0
-        seconds = r.choice([1.0, 7.0, 60.0, max(0.0, gap), max(0.0, gap), gap + 95.0])
+        doom = s.clock.sudden_death_at
+        # Past a due sudden death by more than OUTAGE_SECONDS: the server "was down".
+        late = (doom - g.now).total_seconds() + 95.0 if doom else gap + 95.0
+        gap = max(0.0, gap)
+        seconds = late if r.random() < 0.03 else r.choice([1.0, 7.0, 60.0, gap, gap])
         return Move("tick", seconds=max(0.0, seconds))
     if roll < 0.25:
         speakers = [x for x in s.seats if not x.dummy]
@@ -142,12 +147,16 @@ def choose_move(g: Game, r: random.Random) -> Move:
             return Move("talk", x.no, text=text)
         return Move("tick", seconds=1.0)
     if s.phase is Phase.NIGHT:
-        owing = [(x, a) for x in s.living if (a := owes_at_night(s, x)) is not None]
+        owing = [
+            (x, a)
+            for x in s.living
+            if x.no not in g.lazy and (a := owes_at_night(s, x)) is not None
+        ]
         if not owing or r.random() < 0.08:  # leave someone to the sweep now and then
             return Move("tick", seconds=r.choice([30.0, 60.0]))
         x, ability = r.choice(owing)
         return Move("act", x.no, ability, r.choice(legal_targets(s, x, ability)))
-    owing_votes = voters_owing(s)
+    owing_votes = [x for x in voters_owing(s) if x.no not in g.lazy]
     if not owing_votes or r.random() < 0.05:
         return Move("tick", seconds=r.choice([30.0, 60.0]))
     x = r.choice(owing_votes)
@@ -218,6 +227,18 @@ def play(
 
 
 def random_game(seed: int, *, n: int | None = None, options: Options | None = None) -> Game:
+    """A random village at night 1; in some games a pack, a night role or a player never
+    acts, for the sweep to deal with."""
     r = random.Random(seed)
     n = n if n is not None else r.randint(MIN_PLAYERS, MAX_PLAYERS)
-    return start(n, options if options is not None else random_options(r), seed)
+    g = start(n, options if options is not None else random_options(r), seed)
+    players = [x for x in g.state.seats if not x.dummy]
+    night_roles = [x.no for x in players if x.role in (Role.SEER, Role.GUARD, Role.CUPID)]
+    roll = r.random()
+    if roll < 0.1:
+        g.lazy = frozenset(x.no for x in players if x.role is Role.WOLF)
+    elif roll < 0.25 and night_roles:
+        g.lazy = frozenset({r.choice(night_roles)})
+    elif roll < 0.4:
+        g.lazy = frozenset({r.choice(players).no})
+    return g

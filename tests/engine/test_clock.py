@@ -449,3 +449,43 @@ def test_error_for_speech_after_time_up_is_wrong_phase() -> None:
     for _ in range(12):
         v.tick(60)
     expect_error(WrongPhase, game.talk, v.state, seat_no=2, text="a", rules=RULES, now=v.now)
+
+
+def test_a_new_phase_starts_with_a_fresh_clock_after_a_time_up() -> None:
+    """SPEC §6/§7 each phase has its own time: a day that ran out and then was voted out
+    leaves the night a full 6 h, no warning and no pending sudden death."""
+    v = day_two()
+    for _ in range(12):
+        v.tick(60)
+    old_deadline = v.state.clock.sudden_death_at
+    v.tick(100)
+    v.lynch(8)
+    c = v.state.clock
+    assert v.state.phase is Phase.NIGHT
+    assert (c.virtual_left, c.time_up_at, c.sudden_death_at) == (6 * 3600, None, None)
+    assert c.phase_started_at == v.now and c.silence_ref == v.now
+    assert old_deadline is not None
+    v.now = old_deadline
+    v.tick(0)
+    assert set(v.deaths()) == {4, 8}
+
+
+def test_system_lines_are_the_sites_own_wording_rendered_from_their_code() -> None:
+    """SPEC §8 the site's own wording for every system line: each line is its code's text
+    with its params (so a page may translate it), and the wording is not the seed's."""
+    from villages.engine.texts import SYSTEM_TEXTS, render
+
+    from . import randomplay as rp
+
+    seen: set[str] = set()
+    for seed in range(30):
+        g = rp.random_game(seed)
+        rp.play(g, random.Random(seed))
+        for e in g.events:
+            if isinstance(e, Post) and e.kind in (MessageKind.SYSTEM, MessageKind.OBJECTION):
+                assert e.code in SYSTEM_TEXTS
+                assert e.text == render(e.code, dict(e.params))
+                seen.add(e.code)
+    assert {"morning", "night", "executed", "sudden_death", "time_up_day"} <= seen
+    seed_phrases = ("突然死となり", "無条件で死亡", "恋人の後を追って自殺")
+    assert not any(p in text for p in seed_phrases for text in SYSTEM_TEXTS.values())

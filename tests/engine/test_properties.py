@@ -51,7 +51,17 @@ options_st = st.builds(
 )
 players_st = st.integers(8, 22)
 seed_st = st.integers(0, 2**32 - 1)
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def budget(examples: int) -> settings:
+    """Enough random games to find trouble, the whole engine suite staying well under a
+    minute on two cores; no example database in the working tree."""
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
 
 
 def expected_counts(n: int, options: Options) -> Counter[Role]:
@@ -67,7 +77,7 @@ def expected_counts(n: int, options: Options) -> Counter[Role]:
     return +row
 
 
-@SETTINGS
+@budget(150)
 @given(n=players_st, options=options_st, seed=seed_st)
 def test_dealt_roles_equal_the_table_row_with_options(n: int, options: Options, seed: int) -> None:
     """SPEC §3 the dealt role counts equal the row, with the options applied; decider and
@@ -88,12 +98,12 @@ def test_dealt_roles_equal_the_table_row_with_options(n: int, options: Options, 
         assert dummy is None
 
 
-@SETTINGS
+@budget(150)
 @given(n=players_st, options=options_st, seed=seed_st)
 def test_random_play_ends_with_exactly_one_outcome(n: int, options: Options, seed: int) -> None:
     """SPEC §9 every game ends — victory, draw by revotes or by nobody alive — exactly once,
     within a bounded number of moves; deaths are final and the days only go forward."""
-    g = rp.start(n, options, seed)
+    g = rp.random_game(seed, n=n, options=options)
     last = (g.state.day, 0)
     order = {Phase.DAY: 0, Phase.NIGHT: 1, Phase.ENDED: 2}  # day d, then night d
 
@@ -156,7 +166,7 @@ def check_views(state: GameState, posts: list[Post], whole: bool) -> None:
     assert {(r.day, r.round) for r in vote_views(state)} == counted
 
 
-@SETTINGS
+@budget(100)
 @given(n=players_st, options=options_st, seed=seed_st)
 def test_no_view_ever_holds_what_its_viewer_may_not_see(
     n: int, options: Options, seed: int
@@ -164,7 +174,7 @@ def test_no_view_ever_holds_what_its_viewer_may_not_see(
     """SPEC §8 through whole random games: each new line as pushed to every audience, and
     every seat view, own view and tally at each change of phase or death, equal what an
     independent reading of §8 allows — nothing more, nothing less."""
-    g = rp.start(n, options, seed)
+    g = rp.random_game(seed, n=n, options=options)
 
     def on_step(before: GameState, move: rp.Move, step: game.Step) -> None:
         posts = [e for e in step.events if isinstance(e, Post)]
@@ -176,28 +186,60 @@ def test_no_view_ever_holds_what_its_viewer_may_not_see(
     check_views(g.state, all_posts, whole=True)
 
 
-@SETTINGS
+@budget(50)
 @given(n=players_st, options=options_st, seed=seed_st)
 def test_a_seeded_game_replays_identically(n: int, options: Options, seed: int) -> None:
     """Determinism: same seed → identical moves, events and final state (no hidden global
     randomness, no clock but the one passed in)."""
-    first = rp.start(n, options, seed)
+    first = rp.random_game(seed, n=n, options=options)
     rp.play(first, random.Random(seed), max_steps=MAX_MOVES)
-    again = rp.start(n, options, seed)
+    again = rp.random_game(seed, n=n, options=options)
     rp.play(again, random.Random(seed), max_steps=MAX_MOVES)
     assert first.moves == again.moves
     assert first.events == again.events
     assert first.state == again.state
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@budget(30)
 @given(n=players_st, options=options_st, seed=seed_st)
 def test_no_command_mutates_the_state_it_is_given(n: int, options: Options, seed: int) -> None:
     """Every command, success or not, leaves its input deeply equal to what it was."""
-    g = rp.start(n, options, seed)
+    g = rp.random_game(seed, n=n, options=options)
     r = random.Random(seed)
     while g.state.phase is not Phase.ENDED:
         before = copy.deepcopy(g.state)
         given_state = g.state
         rp.apply(g, rp.choose_move(g, r))
         assert given_state == before
+
+
+def test_random_play_reaches_every_corner() -> None:
+    """The random player is worth its salt: over 120 seeded games it meets every outcome,
+    sudden deaths by day and by night, alerts, outages, revotes, poison and lovers."""
+    from villages.engine.events import Alert
+    from villages.engine.state import DeathCause
+
+    codes: Counter[str] = Counter()
+    causes: Counter[tuple[DeathCause, Phase]] = Counter()
+    alerts = 0
+    for seed in range(120):
+        g = rp.random_game(seed)
+        rp.play(g, random.Random(seed), max_steps=MAX_MOVES)
+        codes.update(e.code for e in g.events if isinstance(e, Post) and e.code)
+        alerts += sum(isinstance(e, Alert) for e in g.events)
+        for x in g.state.seats:
+            if x.death_cause is not None and x.death_phase is not None:
+                causes[(x.death_cause, x.death_phase)] += 1
+    wins = {c for c in codes if c.startswith("win_")}
+    assert wins == {
+        "win_village",
+        "win_wolves",
+        "win_fox",
+        "win_lovers",
+        "win_draw",
+        "win_draw_revotes",
+    }
+    assert {"outage", "revote_last", "tie_draw", "poison_victim", "lovers_suicide"} <= set(codes)
+    assert causes[(DeathCause.SUDDEN, Phase.DAY)] and causes[(DeathCause.SUDDEN, Phase.NIGHT)]
+    assert causes[(DeathCause.DIVINED, Phase.NIGHT)] and causes[(DeathCause.POISONED, Phase.NIGHT)]
+    assert alerts > 0

@@ -414,3 +414,14 @@ def test_humans_everywhere_count_in_the_victory_check(role: Role) -> None:
     s.seat(4).alive = True  # type: ignore[union-attr]
     s.seat(4).role = Role.VILLAGER  # type: ignore[union-attr]
     assert winner_of(s) is None
+
+
+def test_cupid_may_bind_the_dummy_boy_whose_lover_then_follows() -> None:
+    """SPEC §4/§3 the cupid picks any two living players, the dummy boy too; eaten on night
+    1, the dummy boy takes the other lover along."""
+    v = village(
+        "villager wolf wolf seer cupid villager*3",
+        options=Options(cupid=True, dummy_boy=True),
+    )
+    run(v, [("cupid", 5, 5, 1), ("attack", 2, 1), ("divine", 4, 6)])
+    assert v.deaths() == {1: DeathCause.ATTACKED, 5: DeathCause.LOVERS}
