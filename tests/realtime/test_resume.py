@@ -1,0 +1,188 @@
+"""Every visible line reaches a socket once, in order: across reconnects, lost pushes,
+pushes that overtake each other, and pushes racing the database read of a resume."""
+
+from __future__ import annotations
+
+import pytest
+from channels.db import database_sync_to_async as db
+from channels.layers import get_channel_layer
+
+from villages import consumers
+from villages.groups import viewer_group
+from villages.services import push
+
+from .game import Game, started_village, to_day_two
+from .sockets import Socket, open_socket
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(60)]
+
+LISTENER = 5  # a living villager on day 2; seat 4 is dead
+
+
+async def day_two() -> Game:
+    game = await db(started_village)()
+    await db(to_day_two)(game, victim=4)
+    return game
+
+
+async def say(game: Game, seat: int, text: str, channel: str = "talk") -> int:
+    message = await db(game.talk)(seat, text, channel)
+    return message.pk
+
+
+def texts(socket: Socket) -> list[str]:
+    return [m["text"] for m in socket.messages()]
+
+
+def assert_in_order_once(socket: Socket) -> None:
+    ids = [m["id"] for m in socket.messages()]
+    assert ids == sorted(set(ids)), f"duplicated or out of order: {ids}"
+
+
+async def test_a_reconnecting_client_gets_what_it_missed_in_order_before_new_lines():
+    game = await day_two()
+    first = await open_socket(game.village_id, token=await db(game.token)(LISTENER))
+    seen = await say(game, 6, "一")
+    await first.until_state()
+    await first.close()
+
+    await say(game, 7, "二")
+    await say(game, 4, "霊界の話", "heaven")  # not for the living: never sent to them
+    await say(game, 8, "三")
+    again = await open_socket(game.village_id, token=await db(game.token)(LISTENER), release=False)
+    await again.send({"type": "resume", "after": seen})
+    await again.until_state()
+    await say(game, 6, "四")
+    await again.until_state()
+
+    assert texts(again) == ["二", "三", "四"]
+    assert_in_order_once(again)
+    await again.close()
+
+
+async def test_after_on_the_url_resumes_at_connection_time():
+    game = await day_two()
+    seen = await say(game, 6, "一")
+    await say(game, 7, "二")
+    socket = await open_socket(game.village_id, token=await db(game.token)(LISTENER), after=seen)
+    await socket.quiet()
+    await say(game, 8, "三")
+    await socket.until_state()
+    assert texts(socket) == ["二", "三"]
+    await socket.close()
+
+
+async def test_pushes_wait_for_the_resume_so_nothing_new_overtakes_the_missed_lines():
+    game = await day_two()
+    seen = await say(game, 6, "一")
+    await say(game, 7, "二")
+    socket = await open_socket(game.village_id, token=await db(game.token)(LISTENER), release=False)
+    await say(game, 8, "三")  # pushed before the client said where it stands
+    await socket.send({"type": "resume", "after": seen})
+    await socket.quiet()
+    assert texts(socket) == ["二", "三"]
+    assert_in_order_once(socket)
+    await socket.close()
+
+
+async def test_a_silent_client_gets_its_pushes_after_the_short_hold():
+    game = await day_two()
+    socket = await open_socket(game.village_id, token=await db(game.token)(LISTENER), release=False)
+    await say(game, 6, "一")
+    await socket.until_state(timeout=consumers.VillageConsumer.HOLD_SECONDS + 5)
+    assert texts(socket) == ["一"]
+    await socket.close()
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+async def test_a_line_committed_while_a_resume_reads_the_database_arrives_once(monkeypatch, when):
+    game = await day_two()
+    seen = await say(game, 6, "一")
+    read = consumers.read_snapshot
+    racing = []
+
+    def read_racing_a_post(*args, **kwargs):
+        if not racing:  # the first read is the connection's own
+            racing.append("connect")
+            return read(*args, **kwargs)
+        if len(racing) == 1:
+            racing.append("resume")
+            if when == "before":
+                game.talk(7, "競争")
+                return read(*args, **kwargs)
+            snapshot = read(*args, **kwargs)
+            game.talk(7, "競争")
+            return snapshot
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(consumers, "read_snapshot", read_racing_a_post)
+    socket = await open_socket(game.village_id, token=await db(game.token)(LISTENER), release=False)
+    await socket.send({"type": "resume", "after": seen - 1})
+    await socket.quiet(0.5)
+    assert texts(socket) == ["一", "競争"]
+    assert_in_order_once(socket)
+    await socket.close()
+
+
+async def test_a_lost_push_is_read_from_the_database_before_the_next_line(monkeypatch):
+    game = await day_two()
+    socket = await open_socket(game.village_id, token=await db(game.token)(LISTENER))
+    send = push.group_send_many_sync
+    dropped = []
+
+    def lossy(sends):
+        if not dropped:
+            dropped.append(sends)
+            return []  # as if Redis had been down
+        return send(sends)
+
+    monkeypatch.setattr(push, "group_send_many_sync", lossy)
+    await say(game, 6, "失われた")
+    await say(game, 7, "次")
+    await socket.quiet()
+    assert texts(socket) == ["失われた", "次"]
+    assert_in_order_once(socket)
+    await socket.close()
+
+
+async def test_pushes_that_overtake_each_other_still_arrive_once_and_in_order(monkeypatch):
+    game = await day_two()
+    socket = await open_socket(game.village_id, token=await db(game.token)(LISTENER))
+    captured: list[list] = []
+    monkeypatch.setattr(push, "group_send_many_sync", lambda sends: captured.append(sends) or [])
+    await say(game, 6, "先")
+    await say(game, 7, "後")
+    layer = get_channel_layer()
+    for sends in reversed(captured):  # another node's push arrived first
+        for group, message in sends:
+            await layer.group_send(group, message)
+    await socket.quiet()
+    assert texts(socket) == ["先", "後"]
+    assert_in_order_once(socket)
+    await socket.close()
+
+
+async def test_after_the_layer_reconnects_the_socket_catches_up(monkeypatch):
+    game = await day_two()
+    socket = await open_socket(game.village_id, token=await db(game.token)(LISTENER))
+    monkeypatch.setattr(push, "group_send_many_sync", lambda sends: [])
+    await say(game, 6, "停止中の発言")
+    await get_channel_layer().group_send(
+        viewer_group(game.village_id, LISTENER), {"type": "layer.reconnected"}
+    )
+    await socket.quiet()
+    assert texts(socket) == ["停止中の発言"]
+    await socket.close()
+
+
+async def test_a_malformed_client_frame_gets_an_error_and_the_socket_goes_on():
+    game = await day_two()
+    socket = await open_socket(game.village_id, token=await db(game.token)(LISTENER))
+    await socket.communicator.send_to(text_data="not json")
+    assert (await socket.receive())["error"]["code"] == "bad_request"
+    await socket.send({"type": "resume", "after": "x"})
+    assert (await socket.receive())["error"]["code"] == "bad_request"
+    await say(game, 6, "まだ届く")
+    await socket.until_state()
+    assert texts(socket) == ["まだ届く"]
+    await socket.close()
