@@ -213,7 +213,21 @@ def sit(state: GameState, *, name: str, rules: Rules, now: datetime) -> tuple[St
     return run.done(), no
 
 
-def leave(state: GameState, *, seat_no: int, rules: Rules, now: datetime) -> Step:
+def leave(
+    state: GameState,
+    *,
+    seat_no: int,
+    rules: Rules,
+    now: datetime,
+    rng: random.Random | None = None,
+) -> Step:
+    """A seated player leaves before the start.
+
+    If everyone left has voted to start and their number has a row, the game starts at
+    once (SPEC §2.3) — which needs `rng` for the deal. Without `rng` the start votes are
+    cleared instead, so the next vote starts it; keeping them would leave a village where
+    all have voted and nobody can vote again.
+    """
     run = _Run(state, rules, now)
     s = run.state
     if s.phase is not Phase.WAITING:
@@ -224,6 +238,12 @@ def leave(state: GameState, *, seat_no: int, rules: Rules, now: datetime) -> Ste
     _remove_seat(s, seat_no)
     s.clock.last_activity_at = now
     run.post("left", name=seat.name)
+    if all(x.start_voted for x in s.seats) and len(s.seats) in cast_mod.CAST_TABLE:
+        if rng is not None:
+            _start(run, rng)
+        else:
+            for x in s.seats:
+                x.start_voted = x.dummy
     return run.done()
 
 
