@@ -278,3 +278,20 @@ def test_dummy_boy_never_votes_to_kick_nor_speaks_in_heaven() -> None:
     assert not v.seat(1).alive
     expect_error(Forbidden, game.heaven_talk, v.state, seat_no=1, text="x", rules=RULES, now=T0)
     expect_error(Forbidden, game.object_, v.state, seat_no=1, rules=RULES, now=T0)
+
+
+def test_a_leave_that_leaves_everyone_voted_starts_the_game() -> None:
+    """SPEC §2.3 when all (seated) have voted and the number has a row, the game starts at
+    once — also when the last one who had not voted leaves."""
+    state = seated(9)
+    for no in range(1, 9):
+        state = _start_vote(state, no)[0].state
+    step = unchanged(game.leave, state, seat_no=9, rules=RULES, now=T0, rng=random.Random(0))
+    assert step.state.phase is Phase.NIGHT and len(step.state.seats) == 8
+    assert any(isinstance(e, Started) for e in step.events)
+    # Without a random source to deal with, the votes are cleared rather than stuck.
+    step = unchanged(game.leave, state, seat_no=9, rules=RULES, now=T0)
+    assert step.state.phase is Phase.WAITING
+    assert not any(x.start_voted for x in step.state.seats)
+    step, started = _start_vote(step.state, 1)
+    assert not started

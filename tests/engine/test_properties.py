@@ -156,9 +156,7 @@ def check_views(state: GameState, posts: list[Post], whole: bool) -> None:
         assert me is not None
         seat = state.seat(viewer)
         assert seat is not None and me.role is seat.role
-        assert me.sub_roles == oracle.sub_roles_view(state, viewer, seat) or (
-            state.phase is Phase.ENDED or not seat.alive
-        )
+        assert me.sub_roles == oracle.sub_roles_view(state, viewer, seat)
         assert me.partners == oracle.partners_of(state, viewer)
         got = {(r.day, r.ability, r.target, r.result) for r in me.results}
         assert got == oracle.results_of(state, viewer)
