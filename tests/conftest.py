@@ -271,3 +271,12 @@ async def channel_layer():
     layer = get_channel_layer()
     yield layer
     await layer.flush()
+
+
+# --- Speed -------------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings: object) -> None:
+    """PBKDF2 costs ~0.4 s a password on this machine: tests hash with MD5 instead."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]

@@ -174,6 +174,7 @@ def state_from_rows(
         kick_votes={int(k): frozenset(v) for k, v in g.get("kick_votes", {}).items()},
         fixed_cast=_cast_from_json(g.get("fixed_cast")),
         active=options_from_api(active) if active else None,
+        last_seat_no=g.get("last_seat_no", 0),
     )
 
 
@@ -213,6 +214,7 @@ def game_json(state: GameState) -> dict[str, Any]:
         "kick_votes": {str(k): sorted(v) for k, v in state.kick_votes.items()},
         "fixed_cast": _cast_to_json(state.fixed_cast),
         "active": options_to_api(state.active) if state.active else None,
+        "last_seat_no": state.last_seat_no,
     }
 
 
