@@ -22,7 +22,7 @@ def _days(phases: list[tuple[int, str]]) -> list[int]:
 
 def past_log(request: HttpRequest, village_id: int) -> HttpResponse:
     try:
-        view = selectors.view_for(village_id, user_id(request))
+        view = log.view_for(village_id, user_id(request))
     except NotFound as error:
         return error_page(request, error)
     state = view.state
@@ -36,7 +36,13 @@ def past_log(request: HttpRequest, village_id: int) -> HttpResponse:
         day = None
     wanted = [g for g in groups if day is None or g[0] == day]
     html, _last = log.log_html(
-        state, village_id, view.viewer, speakers(view), heaven=None, groups=wanted
+        state,
+        village_id,
+        view.viewer,
+        speakers(view),
+        heaven=None,
+        groups=wanted,
+        oldest_first=True,
     )
     s = selectors.state_dict(view)
     names = {no: row.handle_name for no, row in view.loaded.rows.items()}

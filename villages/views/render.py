@@ -18,14 +18,16 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from django.db.models import Count, Sum
+from django.db.models import Count, Max, Q, Sum
+from django.template.loader import get_template
 from django.utils.html import escape
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
+from villages import selectors
 from villages.engine import GameState, MessageKind, Phase
 from villages.engine import visibility as vis
-from villages.models import Message
+from villages.models import Message, Village
 
 from .labels import is_japanese, system_text
 
@@ -114,8 +116,12 @@ def lines_html(
     speakers: dict[int, Speaker],
     *,
     heaven: bool | None,
+    oldest_first: bool = False,
 ) -> str:
-    """Lines newest first. `heaven`: True only heaven talk, False none of it, None both."""
+    """Lines newest first (or oldest first).
+
+    `heaven`: True only heaven talk, False none of it, None everything.
+    """
     out = []
     for msg in messages:
         seen = vis.see_message(state, viewer, msg)
@@ -125,7 +131,8 @@ def lines_html(
         if heaven is not None and is_heaven != heaven:
             continue
         out.append(message_html(msg, seen, speakers))
-    out.reverse()
+    if not oldest_first:
+        out.reverse()
     return "".join(out)
 
 
@@ -183,11 +190,46 @@ class _Cache:
 CLOSED_PHASES = _Cache()
 
 
-def _hidden_key(village_id: int) -> tuple:
-    agg = Message.objects.filter(village_id=village_id, hidden=True).aggregate(
-        n=Count("id"), s=Sum("id")
+def _log_marks(village_id: int) -> tuple[int, tuple]:
+    """The village's newest line id, and a key that changes when a line is hidden or shown."""
+    hidden = Q(hidden=True)
+    agg = Message.objects.filter(village_id=village_id).aggregate(
+        last=Max("id"), n=Count("id", filter=hidden), s=Sum("id", filter=hidden)
     )
-    return (agg["n"], agg["s"])
+    return agg["last"] or 0, (agg["n"], agg["s"])
+
+
+FRAGMENTS = _Cache(2000)
+SNAPSHOTS = _Cache(200)
+
+
+def view_for(village_id: int, user_id: int | None) -> selectors.View:
+    """`selectors.view_for`, reusing the loaded village while its version is the same.
+
+    Every write to a village goes through `services.core.run`, which bumps
+    `Village.version` with a compare-and-set; a loaded village of one version is a
+    snapshot that can no longer change. Each viewer gets a fresh `View` over it.
+    """
+    version = Village.objects.filter(pk=village_id).values_list("version", flat=True).first()
+    if version is None:
+        return selectors.view_for(village_id, user_id)  # raises NotFound
+    loaded = SNAPSHOTS.get((village_id, version))
+    if loaded is None:
+        view = selectors.view_for(village_id, user_id)
+        SNAPSHOTS.put((village_id, view.village.version), view.loaded)
+        return view
+    row = loaded.seat_of_user(user_id)
+    return selectors.View(loaded, row.seat_no if row else None)
+
+
+def fragment(template: str, context: dict) -> str:
+    """A template rendered once per distinct input (and language): same data, same HTML."""
+    key = (template, get_language(), repr(sorted(context.items())))
+    html = FRAGMENTS.get(key)
+    if html is None:
+        html = get_template(template).render(context)
+        FRAGMENTS.put(key, html)
+    return html
 
 
 def log_html(
@@ -198,13 +240,13 @@ def log_html(
     *,
     heaven: bool | None,
     groups: Sequence[tuple[int, str]] | None = None,
+    oldest_first: bool = False,
 ) -> tuple[str, int]:
     """The log newest first, and the village's newest line id when it was read (0 if none).
 
     Closed phases come from the cache; only the current phase is read from the database.
     """
-    newest = Message.objects.filter(village_id=village_id).order_by("-id").values("id").first()
-    last_id = newest["id"] if newest else 0
+    last_id, hidden_key = _log_marks(village_id)
     all_groups = phases(state)
     current = all_groups[-1]
     wanted = list(groups) if groups is not None else all_groups
@@ -213,7 +255,7 @@ def log_html(
         audience(state, viewer),
         heaven,
         get_language(),
-        _hidden_key(village_id),
+        hidden_key,
     )
     parts: list[str] = []
     missing: list[tuple[int, str]] = []
@@ -224,18 +266,33 @@ def log_html(
         if cached is None:
             missing.append(group)
     fresh: dict[tuple[int, str], list[Message]] = {g: [] for g in missing}
-    q_groups = [*missing, current] if current in wanted else missing
-    rows = _messages(village_id, q_groups)
+    rows = _messages(village_id, missing)
     for msg in rows:
         fresh.setdefault((msg.day, msg.phase), []).append(msg)
+    if current in wanted and CLOSED_PHASES.get((*key_base, current, last_id)) is None:
+        fresh[current] = _current_lines(village_id, current, last_id, hidden_key)
     for group in missing:
         CLOSED_PHASES.put(
             (*key_base, group),
-            lines_html(state, viewer, fresh[group], speakers, heaven=heaven),
+            lines_html(
+                state, viewer, fresh[group], speakers, heaven=heaven, oldest_first=oldest_first
+            ),
         )
-    for group in reversed(wanted):
+    for group in wanted if oldest_first else reversed(wanted):
         if group == current:
-            html = lines_html(state, viewer, fresh.get(group, []), speakers, heaven=heaven)
+            # The open phase, rendered once per new line (last_id) and audience.
+            key = (*key_base, group, last_id)
+            html = CLOSED_PHASES.get(key)
+            if html is None:
+                html = lines_html(
+                    state,
+                    viewer,
+                    fresh.get(group, []),
+                    speakers,
+                    heaven=heaven,
+                    oldest_first=oldest_first,
+                )
+                CLOSED_PHASES.put(key, html)
         else:
             html = CLOSED_PHASES.get((*key_base, group)) or ""
         if html:
@@ -243,11 +300,24 @@ def log_html(
     return "".join(parts), last_id
 
 
+CURRENT = _Cache(200)
+
+
+def _current_lines(
+    village_id: int, group: tuple[int, str], last_id: int, hidden_key: tuple
+) -> list[Message]:
+    """The open phase's rows; new lines change `last_id`, hiding one changes `hidden_key`."""
+    key = (village_id, group, last_id, hidden_key)
+    rows = CURRENT.get(key)
+    if rows is None:
+        rows = _messages(village_id, [group])
+        CURRENT.put(key, rows)
+    return rows
+
+
 def _messages(village_id: int, groups: list[tuple[int, str]]) -> list[Message]:
     if not groups:
         return []
-    from django.db.models import Q
-
     cond = Q()
     for day, phase in groups:
         cond |= Q(day=day, phase=phase)

@@ -38,14 +38,18 @@ SOUNDS = ("dawn", "revote", "objection", "alert", "start")
 
 
 def _view(request: HttpRequest, village_id: int) -> selectors.View:
-    return selectors.view_for(village_id, user_id(request))
+    return log.view_for(village_id, user_id(request))
 
 
 def speakers(view: selectors.View) -> dict[int, log.Speaker]:
-    return {
-        no: log.Speaker(row.handle_name, row.icon.url if row.icon else "")
-        for no, row in view.loaded.rows.items()
-    }
+    found = getattr(view.loaded, "_speakers", None)
+    if found is None:  # once per loaded snapshot
+        found = {
+            no: log.Speaker(row.handle_name, row.icon.url if row.icon else "")
+            for no, row in view.loaded.rows.items()
+        }
+        view.loaded._speakers = found  # type: ignore[attr-defined]
+    return found
 
 
 def _layout(view: selectors.View) -> str:
@@ -57,8 +61,16 @@ def _layout(view: selectors.View) -> str:
     return "plain"
 
 
-def _config(request: HttpRequest, view: selectors.View, pane: str, last_id: int = 0) -> str:
-    p = prefs(request)
+def _config(
+    request: HttpRequest,
+    view: selectors.View,
+    pane: str,
+    last_id: int = 0,
+    who: dict[int, log.Speaker] | None = None,
+    p: Prefs | None = None,
+) -> str:
+    p = p or prefs(request)
+    who = who if who is not None else speakers(view)
     me = view.state.seat(view.viewer) if view.viewer is not None else None
     data = {
         "village": view.village.pk,
@@ -75,9 +87,7 @@ def _config(request: HttpRequest, view: selectors.View, pane: str, last_id: int 
         "alive": me.alive if me else None,
         "layout": _layout(view),
         "sounds": {name: f"/static/villages/sounds/{name}.wav" for name in SOUNDS},
-        "seats": {
-            str(no): {"name": s.name, "icon": s.icon_url} for no, s in speakers(view).items()
-        },
+        "seats": {str(no): {"name": s.name, "icon": s.icon_url} for no, s in who.items()},
         "texts": _js_texts(),
     }
     return json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
@@ -234,7 +244,8 @@ def _lower_context(request: HttpRequest, view: selectors.View) -> dict[str, Any]
     names = {row_no: row.handle_name for row_no, row in view.loaded.rows.items()}
     # Heaven talk has its own pane during the game; after the end the log holds everything.
     heaven: bool | None = None if state.phase is Phase.ENDED else False
-    html, last_id = log.log_html(state, view.village.pk, view.viewer, speakers(view), heaven=heaven)
+    who = speakers(view)
+    html, last_id = log.log_html(state, view.village.pk, view.viewer, who, heaven=heaven)
     now = timezone.now()
     seats = []
     for seat in s["seats"]:
@@ -323,16 +334,16 @@ def _lower_context(request: HttpRequest, view: selectors.View) -> dict[str, Any]
         "sudden_deadline": clock["sudden_death_deadline"],
         "real_left": _seconds_until(clock["phase_deadline"], now),
         "sudden_left": _seconds_until(clock["sudden_death_deadline"], now),
-        "seats": seats,
-        "me": me_ctx,
+        "players_html": log.fragment("villages/players.html", {"seats": seats}),
+        "me_html": log.fragment("villages/me.html", {"me": me_ctx}),
         "log_html": html,
         "last_id": last_id,
-        "deaths": deaths,
-        "votes": votes,
+        "deaths_html": log.fragment("villages/deaths.html", {"deaths": deaths}),
+        "votes_html": log.fragment("villages/votes.html", {"votes": votes}),
         "winner_label": labels.label(labels.WINNER, s["winner"]),
         "prefs": p,
         "layout": _layout(view),
-        "config": _config(request, view, "down", last_id),
+        "config": _config(request, view, "down", last_id, who, p),
     }
 
 
