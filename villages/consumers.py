@@ -65,6 +65,13 @@ class Snapshot:
     messages: list[dict[str, Any]]  # visible lines with after < id <= last
 
 
+def in_thread(func: Any) -> Any:
+    """`func` for awaiting: in a thread of the pool, beside other sockets' reads (not in
+    the one thread that Django's sync-to-async shares by default, where hundreds of
+    sockets catching up at once would wait in one line)."""
+    return database_sync_to_async(func, thread_sensitive=False)
+
+
 def read_snapshot(village_id: int, user_id: int | None, *, after: int) -> Snapshot | None:
     """The user's viewer, state and visible lines after `after` (None: no such village)."""
     from villages.models import Message, Village
@@ -143,7 +150,7 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
                 CLOSE_NOT_AUTHENTICATED, "not_authenticated", "トークンが正しくありません。"
             )
             return
-        exists, seat = await database_sync_to_async(resolve_viewer)(self.village_id, self.user_id)
+        exists, seat = await in_thread(resolve_viewer)(self.village_id, self.user_id)
         if not exists:
             await self._fail(CLOSE_NOT_FOUND, "not_found", "村が見つかりません。")
             return
@@ -311,9 +318,7 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         return snap
 
     async def _snapshot(self, *, after: int) -> Snapshot | None:
-        snap = await database_sync_to_async(read_snapshot)(
-            self.village_id, self.user_id, after=after
-        )
+        snap = await in_thread(read_snapshot)(self.village_id, self.user_id, after=after)
         if snap is None:
             await self._fail(CLOSE_NOT_FOUND, "not_found", "村が見つかりません。")
         return snap
@@ -334,7 +339,7 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
 
     async def _identify(self, token: str) -> bool:
         if token:
-            user = await database_sync_to_async(user_for_token)(token)
+            user = await in_thread(user_for_token)(token)
             if user is None:
                 return False
         else:
