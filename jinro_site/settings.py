@@ -172,6 +172,11 @@ STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
+# Uploads (icons added by admins). Served by the site itself when DEBUG or
+# JINRO_SERVE_STATIC is on; otherwise by the front web server, like var/static/.
+MEDIA_URL = "media/"
+MEDIA_ROOT = VAR_DIR / "media"
+
 # --- Channels and Celery -------------------------------------------------------------------
 
 

@@ -1,5 +1,7 @@
+from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
+from django.views.static import serve
 
 from jinro_site.api import api
 from jinro_site.views import healthz
@@ -9,5 +11,16 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
     path("accounts/", include("accounts.urls")),
-    path("", include("villages.urls")),
 ]
+
+if settings.DEBUG or settings.JINRO_SERVE_STATIC:
+    # Icons uploaded by admins; in production the front web server serves var/media/.
+    urlpatterns.append(
+        re_path(
+            rf"^{settings.MEDIA_URL.strip('/')}/(?P<path>.*)$",
+            serve,
+            {"document_root": settings.MEDIA_ROOT},
+        )
+    )
+
+urlpatterns.append(path("", include("villages.urls")))

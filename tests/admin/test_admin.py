@@ -1,0 +1,171 @@
+"""Moderation in the Django admin: villages, seats, messages, icons, users, profiles."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from tests.api.client import Api, DjangoTransport, open_village
+from villages.models import Icon, Message, Seat, Village
+
+PNG = (
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"
+    b"\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xff\xff?\x00\x05\xfe\x02\xfe\xa75\x81\x84"
+    b"\x00\x00\x00\x00IEND\xaeB`\x82"
+)
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def api(db) -> Api:
+    from django.core.cache import cache
+
+    cache.clear()
+    return Api(DjangoTransport())
+
+
+def act(admin_client, model: str, action: str, pks: list[int]):
+    url = reverse(f"admin:{model}_changelist")
+    return admin_client.post(url, {"action": action, "_selected_action": pks}, follow=True)
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "admin:villages_village_changelist",
+        "admin:villages_seat_changelist",
+        "admin:villages_message_changelist",
+        "admin:villages_icon_changelist",
+        "admin:villages_infopage_changelist",
+        "admin:auth_user_changelist",
+        "admin:accounts_profile_changelist",
+    ],
+)
+def test_every_moderation_list_opens(api: Api, admin_client, page: str):
+    open_village(api, players=8)
+    assert admin_client.get(reverse(page)).status_code == 200
+
+
+def test_village_list_filters_and_search(api: Api, admin_client):
+    table = open_village(api, players=8, name="検索される村")
+    url = reverse("admin:villages_village_changelist")
+    page = admin_client.get(url, {"status__exact": "playing", "q": "検索"})
+    assert page.status_code == 200 and "検索される村" in page.content.decode()
+    assert "検索される村" not in admin_client.get(url, {"status__exact": "ended"}).content.decode()
+    change = admin_client.get(reverse("admin:villages_village_change", args=[table.id]))
+    assert change.status_code == 200 and table.player(1).username in change.content.decode()
+
+
+def test_ending_a_village_now_abandons_it_through_the_engine(api: Api, admin_client):
+    table = open_village(api, players=8)
+    act(admin_client, "villages_village", "end_now", [table.id])
+    state = table.state()
+    assert state["village"]["status"] == "ended" and state["village"]["abandoned"]
+    assert state["winner"] is None
+    assert [m["code"] for m in table.messages()][-1] == "abandoned"
+    page = act(admin_client, "villages_village", "end_now", [table.id])
+    assert "すでに終わっています" in page.content.decode(), "a second end is refused, politely"
+
+
+def test_deleting_a_village(api: Api, admin_client):
+    table = open_village(api, players=8, start=False)
+    url = reverse("admin:villages_village_changelist")
+    admin_client.post(
+        url, {"action": "delete_selected", "_selected_action": [table.id], "post": "yes"}
+    )
+    assert not Village.objects.filter(pk=table.id).exists()
+    assert table.api.spectator.send("GET", table.path("state")).code == "not_found"
+
+
+def test_a_staff_kick_before_the_start_removes_the_seat(api: Api, admin_client):
+    table = open_village(api, players=8, start=False)
+    seat = Seat.objects.get(village_id=table.id, seat_no=5)
+    act(admin_client, "villages_seat", "kick", [seat.pk])
+    assert 5 not in [s["seat_no"] for s in table.state()["seats"]]
+    assert Seat.objects.get(pk=seat.pk).kicked
+
+
+def test_a_kick_after_the_start_is_refused_and_changes_nothing(api: Api, admin_client):
+    table = open_village(api, players=8)
+    seat = Seat.objects.get(village_id=table.id, seat_no=5)
+    before = table.state()
+    page = act(admin_client, "villages_seat", "kick", [seat.pk])
+    assert "キック投票はゲーム開始前だけです" in page.content.decode()
+    assert table.state() == before
+
+
+def test_a_hidden_message_disappears_from_every_view_and_comes_back(api: Api, admin_client):
+    table = open_village(api, players=8, start=False)
+    line = table.player(3).ok("POST", table.path("messages"), {"text": "不適切な発言"}, status=201)
+    viewers = [None, *table.seated()]
+    act(admin_client, "villages_message", "hide", [line["id"]])
+    assert Message.objects.get(pk=line["id"]).hidden
+    for viewer in viewers:
+        assert "不適切な発言" not in [m["text"] for m in table.messages(viewer)]
+    act(admin_client, "villages_message", "unhide", [line["id"]])
+    for viewer in viewers:
+        assert "不適切な発言" in [m["text"] for m in table.messages(viewer)]
+
+
+def test_message_list_filters_by_village_and_kind(api: Api, admin_client):
+    table = open_village(api, players=8, start=False)
+    table.player(3).ok("POST", table.path("messages"), {"text": "フィルタ確認用の発言"}, status=201)
+    url = reverse("admin:villages_message_changelist")
+    page = admin_client.get(url, {"village__id__exact": table.id, "kind__exact": "talk"})
+    assert page.status_code == 200 and "フィルタ確認用の発言" in page.content.decode()
+    page = admin_client.get(url, {"village__id__exact": table.id, "kind__exact": "system"})
+    assert "フィルタ確認用の発言" not in page.content.decode()
+
+
+def test_an_uploaded_icon_can_be_chosen_through_the_api(api: Api, admin_client, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    upload = SimpleUploadedFile("kitsune.png", PNG, content_type="image/png")
+    response = admin_client.post(
+        reverse("admin:villages_icon_add"),
+        {"name": "狐の面", "image": upload, "static_path": "", "order": 99, "is_active": "on"},
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    icon = Icon.objects.get(name="狐の面")
+    listed = {i["id"]: i for i in api.icons()}
+    assert listed[icon.pk]["url"].startswith("/media/icons/kitsune")
+    assert (tmp_path / icon.image.name).read_bytes() == PNG
+    table = open_village(api, players=7, capacity=8, start=False)
+    me = api.register()
+    me.ok("POST", table.path("seats"), {"handle_name": "狐", "icon": icon.pk}, status=201)
+    seat = next(s for s in table.state()["seats"] if s["handle_name"] == "狐")
+    assert seat["icon"] == icon.pk and seat["icon_url"] == listed[icon.pk]["url"]
+
+
+def test_an_svg_upload_is_refused(api: Api, admin_client, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    upload = SimpleUploadedFile("x.svg", b"<svg><script>alert(1)</script></svg>")
+    response = admin_client.post(
+        reverse("admin:villages_icon_add"),
+        {"name": "危険", "image": upload, "static_path": "", "order": 0, "is_active": "on"},
+    )
+    assert response.status_code == 200 and not Icon.objects.filter(name="危険").exists()
+
+
+def test_a_banned_users_token_stops_working_and_unbanning_restores_it(api: Api, admin_client):
+    me = api.register()
+    user = get_user_model().objects.get(username=me.username)
+    assert me.send("GET", "me").status == 200
+    act(admin_client, "auth_user", "ban", [user.pk])
+    assert me.send("GET", "me").code == "not_authenticated"
+    body = {"username": me.username, "password": "Kagome-kagome-1234"}
+    assert me.send("POST", "auth/token", body).code == "not_authenticated"
+    act(admin_client, "auth_user", "unban", [user.pk])
+    assert me.send("GET", "me").status == 200
+
+
+def test_renewing_a_token_from_the_admin(api: Api, admin_client):
+    me = api.register()
+    profile = get_user_model().objects.get(username=me.username).profile
+    act(admin_client, "accounts_profile", "renew_tokens", [profile.pk])
+    assert me.send("GET", "me").code == "not_authenticated"

@@ -1,0 +1,248 @@
+"""Moderation in the Django admin (SPEC §1, §11): villages, seats, messages, icons.
+
+Game state is never edited here by hand: ending a village and kicking a seat go through
+`villages.services.lifecycle`, like every other write; hiding a message only sets its flag,
+which every view (`villages.selectors`) honours.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.validators import FileExtensionValidator
+from django.db.models import Count, Q, QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+
+from villages.engine.errors import RuleError
+from villages.services import lifecycle
+
+from .models import Icon, InfoPage, Message, Seat, Village
+
+# Raster images only: an uploaded SVG served from the site's origin could carry script.
+ICON_EXTENSIONS = ["png", "jpg", "jpeg", "gif", "webp"]
+
+
+def _report(modeladmin: admin.ModelAdmin, request: HttpRequest, done: int, errors: list[str]):
+    if done:
+        modeladmin.message_user(request, _("%(n)d 件を処理しました。") % {"n": done})
+    for error in errors:
+        modeladmin.message_user(request, error, level=messages.ERROR)
+
+
+# ---------------------------------------------------------------------------
+# Villages and their seats
+
+
+class SeatInline(admin.TabularInline):
+    model = Seat
+    fields = (
+        "seat_no",
+        "handle_name",
+        "user",
+        "trip",
+        "role",
+        "sub_roles",
+        "alive",
+        "death_cause",
+        "kicked",
+    )
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    ordering = ("seat_no",)
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Village)
+class VillageAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "name",
+        "status",
+        "day",
+        "phase",
+        "winner",
+        "abandoned",
+        "seated",
+        "capacity",
+        "created_at",
+        "ended_at",
+    )
+    list_display_links = ("id", "name")
+    list_filter = ("status", "phase", "winner", "abandoned", "created_at")
+    search_fields = ("=id", "name", "comment")
+    date_hierarchy = "created_at"
+    fields = (
+        "name",
+        "comment",
+        "capacity",
+        "options",
+        "status",
+        "day",
+        "phase",
+        "winner",
+        "abandoned",
+        "created_by",
+        "created_at",
+        "started_at",
+        "ended_at",
+        "deadline_at",
+        "version",
+    )
+    readonly_fields = tuple(f for f in fields if f not in ("name", "comment"))
+    inlines = [SeatInline]
+    actions = ["end_now", "delete_selected"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Village]:
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(seated_count=Count("seats", filter=Q(seats__kicked=False)))
+        )
+
+    @admin.display(description=_("人数"), ordering="seated_count")
+    def seated(self, village: Village) -> int:
+        return getattr(village, "seated_count", 0)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # villages are made by players, through the services
+
+    @admin.action(description=_("選択した村を今すぐ終了する（廃村）"), permissions=["change"])
+    def end_now(self, request: HttpRequest, queryset: QuerySet[Village]) -> None:
+        done, errors = 0, []
+        for village in queryset:
+            try:
+                lifecycle.end_village(village_id=village.pk)
+                done += 1
+            except RuleError as exc:
+                errors.append(f"{village}: {exc.message}")
+        _report(self, request, done, errors)
+
+
+@admin.register(Seat)
+class SeatAdmin(admin.ModelAdmin):
+    list_display = (
+        "village",
+        "seat_no",
+        "handle_name",
+        "user",
+        "trip",
+        "role",
+        "alive",
+        "death_cause",
+        "kicked",
+    )
+    list_filter = ("kicked", "alive", "role", "dummy")
+    list_select_related = ("village", "user")
+    search_fields = ("handle_name", "user__username", "=village__id", "village__name")
+    readonly_fields = [f.name for f in Seat._meta.fields if f.name != "id"]
+    actions = ["kick"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description=_("選択した席をキックする（開始前のみ）"), permissions=["change"])
+    def kick(self, request: HttpRequest, queryset: QuerySet[Seat]) -> None:
+        """A staff kick removes the seat at once (SPEC §2.4), through the engine."""
+        done, errors = 0, []
+        for seat in queryset.filter(kicked=False).select_related("village"):
+            try:
+                if lifecycle.kick_vote(
+                    village_id=seat.village_id, user=request.user, target=seat.seat_no
+                ):
+                    done += 1
+                else:
+                    errors.append(f"{seat}: " + str(_("キック票として数えられました。")))
+            except RuleError as exc:
+                errors.append(f"{seat}: {exc.message}")
+        _report(self, request, done, errors)
+
+
+# ---------------------------------------------------------------------------
+# Messages
+
+
+@admin.register(Message)
+class MessageAdmin(admin.ModelAdmin):
+    list_display = ("id", "village", "day", "phase", "kind", "seat_no", "excerpt", "hidden")
+    list_filter = ("hidden", "kind", "phase", ("village", admin.RelatedOnlyFieldListFilter))
+    list_select_related = ("village",)
+    search_fields = ("text", "=village__id")
+    readonly_fields = [f.name for f in Message._meta.fields if f.name not in ("id", "hidden")]
+    actions = ["hide", "unhide"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.display(description=_("本文"))
+    def excerpt(self, message: Message) -> str:
+        text = message.text.replace("\n", " ")
+        return text if len(text) <= 60 else text[:59] + "…"
+
+    @admin.action(description=_("選択した発言を非表示にする"), permissions=["change"])
+    def hide(self, request: HttpRequest, queryset: QuerySet[Message]) -> None:
+        _report(self, request, queryset.update(hidden=True), [])
+
+    @admin.action(description=_("選択した発言を再表示する"), permissions=["change"])
+    def unhide(self, request: HttpRequest, queryset: QuerySet[Message]) -> None:
+        _report(self, request, queryset.update(hidden=False), [])
+
+
+# ---------------------------------------------------------------------------
+# Icons
+
+
+class IconForm(forms.ModelForm):
+    image = forms.FileField(
+        label=_("画像"),
+        required=False,
+        validators=[FileExtensionValidator(ICON_EXTENSIONS)],
+        help_text=_("PNG, JPEG, GIF, WebP。"),
+    )
+
+    class Meta:
+        model = Icon
+        fields = ("name", "image", "static_path", "order", "is_active")
+
+    def clean(self) -> dict:
+        data = super().clean()
+        if not data.get("image") and not data.get("static_path"):
+            raise forms.ValidationError(
+                _("画像をアップロードするか、静的ファイルを指定してください。")
+            )
+        return data
+
+
+@admin.register(Icon)
+class IconAdmin(admin.ModelAdmin):
+    form = IconForm
+    list_display = ("preview", "name", "order", "is_active", "source")
+    list_display_links = ("preview", "name")
+    list_editable = ("order", "is_active")
+    list_filter = ("is_active",)
+    search_fields = ("name",)
+
+    @admin.display(description=_("画像"))
+    def preview(self, icon: Icon) -> str:
+        return format_html('<img src="{}" alt="" width="32" height="32">', icon.url)
+
+    @admin.display(description=_("出所"))
+    def source(self, icon: Icon) -> str:
+        return str(_("アップロード")) if icon.image else icon.static_path
+
+
+# ---------------------------------------------------------------------------
+# Information pages (情報一覧)
+
+
+@admin.register(InfoPage)
+class InfoPageAdmin(admin.ModelAdmin):
+    list_display = ("title", "slug", "order", "published", "updated_at")
+    list_editable = ("order", "published")
+    list_filter = ("published",)
+    search_fields = ("title", "slug", "body")
