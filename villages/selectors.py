@@ -42,8 +42,9 @@ def get_village(village_id: int) -> Village:
     return village
 
 
-def village_dict(village: Village) -> dict[str, Any]:
-    seated = getattr(village, "seated", None)
+def village_dict(village: Village, *, seated: int | None = None) -> dict[str, Any]:
+    if seated is None:
+        seated = getattr(village, "seated", None)
     if seated is None:
         seated = village.seats.filter(kicked=False).count()
     return {
@@ -150,7 +151,7 @@ def state_dict(view: View) -> dict[str, Any]:
     me = vis.me_view(state, view.viewer)
     sudden = state.clock.sudden_death_at if state.phase in (Phase.DAY, Phase.NIGHT) else None
     return {
-        "village": village_dict(village),
+        "village": village_dict(village, seated=len(view.loaded.rows)),
         "clock": {
             "virtual_seconds_left": engine.virtual_seconds_left(state, now, r),
             "phase_deadline": _iso(engine.phase_deadline(state)),
