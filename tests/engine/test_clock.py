@@ -489,3 +489,21 @@ def test_system_lines_are_the_sites_own_wording_rendered_from_their_code() -> No
     assert {"morning", "night", "executed", "sudden_death", "time_up_day"} <= seen
     seed_phrases = ("突然死となり", "無条件で死亡", "恋人の後を追って自殺")
     assert not any(p in text for p in seed_phrases for text in SYSTEM_TEXTS.values())
+
+
+def test_a_tie_after_the_time_is_up_gives_the_revote_a_fresh_grace() -> None:
+    """SPEC §5/§7 a revote after the time is up: everybody votes again, so the grace
+    starts again from the tie rather than keeping the seconds left of the old one."""
+    v = day_two()
+    for _ in range(12):
+        v.tick(60)
+    first_deadline = v.state.clock.sudden_death_at
+    v.tick(170)
+    assert v.living() == [1, 2, 3, 5, 6, 7, 8]
+    v.votes({2: 1, 3: 1, 5: 1, 1: 2, 6: 2, 7: 2, 8: 3})  # 3 against 3
+    assert v.state.vote_round == 2
+    assert v.codes()[-2:] == ["revote", "time_up_day"]
+    assert v.state.clock.sudden_death_at == v.now + timedelta(seconds=180)
+    assert v.state.clock.sudden_death_at > first_deadline  # type: ignore[operator]
+    v.tick(11)
+    assert not v.of_type(Died)[1:], "nobody dies at the old deadline"

@@ -212,7 +212,7 @@ def test_no_command_mutates_the_state_it_is_given(n: int, options: Options, seed
 
 
 def test_random_play_reaches_every_corner() -> None:
-    """The random player is worth its salt: over 120 seeded games it meets every outcome,
+    """The random player is worth its salt: over 160 seeded games it meets every outcome,
     sudden deaths by day and by night, alerts, outages, revotes, poison and lovers."""
     from villages.engine.events import Alert
     from villages.engine.state import DeathCause
@@ -220,7 +220,7 @@ def test_random_play_reaches_every_corner() -> None:
     codes: Counter[str] = Counter()
     causes: Counter[tuple[DeathCause, Phase]] = Counter()
     alerts = 0
-    for seed in range(120):
+    for seed in range(160):
         g = rp.random_game(seed)
         rp.play(g, random.Random(seed), max_steps=MAX_MOVES)
         codes.update(e.code for e in g.events if isinstance(e, Post) and e.code)

@@ -569,6 +569,10 @@ def _tally(run: _Run, rng: random.Random) -> None:
         last_chance = s.ties == rules.max_revotes - 1
         run.post("revote_last" if last_chance else "revote", round=s.vote_round)
         run.events.append(Revote(s.day, s.vote_round, last_chance))
+        if s.clock.time_up_at is not None:
+            # Talk stays closed, but everybody votes again: a fresh grace, as after a
+            # sudden death, not the seconds left of the old one.
+            _time_up(run)
         return
     s.rounds.append(VoteRound(s.day, s.vote_round, RoundResult.EXECUTED, executed))
     _execute(run, executed, rng)

@@ -129,7 +129,8 @@ def sit(
 def leave(*, village_id: int, user: AbstractBaseUser) -> None:
     def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, None]:
         seat = _user_seat(loaded, user)
-        return engine.leave(loaded.state, seat_no=seat.seat_no, rules=rules(), now=now), None
+        step = engine.leave(loaded.state, seat_no=seat.seat_no, rules=rules(), now=now, rng=rng)
+        return step, None
 
     core.run(village_id, command)
 
