@@ -7,7 +7,7 @@ from typing import Any
 from django.http import HttpRequest
 from ninja import Router, Schema, Status
 
-from jinro_site.apiauth import client_ip, require_user
+from jinro_site.apiauth import client_ip, optional_user
 
 from . import selectors, services
 
@@ -39,7 +39,10 @@ def token(request: HttpRequest, payload: CredentialsIn) -> Json:
 
 @router.get("/me", response=Json, summary="Who the caller is")
 def me(request: HttpRequest) -> Json:
-    user = require_user(request)
+    """Like every GET, it works without authentication: a spectator is nobody."""
+    user = optional_user(request)
+    if user is None:
+        return {"username": None, "is_staff": False}
     return {"username": user.get_username(), "is_staff": bool(getattr(user, "is_staff", False))}
 
 

@@ -93,6 +93,7 @@ def view_for(village_id: int, user_id: int | None) -> View:
 
 
 def message_dict(msg: Message, seen: vis.MessageView) -> dict[str, Any]:
+    whole = seen.kind == msg.kind  # not a howl or whisper standing in for hidden talk
     return {
         "id": msg.pk,
         "day": msg.day,
@@ -100,9 +101,10 @@ def message_dict(msg: Message, seen: vis.MessageView) -> dict[str, Any]:
         "kind": seen.kind.value,
         "seat_no": seen.seat_no,
         "text": seen.text,
-        "volume": msg.volume,
+        # A stand-in tells nothing of the hidden line, not even how loud it was.
+        "volume": msg.volume if whole else "normal",
         "created_at": _iso(msg.created_at),
-        "code": msg.code if seen.kind == msg.kind else "",
+        "code": msg.code if whole else "",
     }
 
 
