@@ -37,7 +37,7 @@ def past_log(request: HttpRequest, village_id: int) -> HttpResponse:
     wanted = [g for g in groups if day is None or g[0] == day]
     html, _last = log.log_html(
         state,
-        village_id,
+        view.village,
         view.viewer,
         speakers(view),
         heaven=None,

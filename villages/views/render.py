@@ -210,13 +210,13 @@ def view_for(village_id: int, user_id: int | None) -> selectors.View:
     `Village.version` with a compare-and-set; a loaded village of one version is a
     snapshot that can no longer change. Each viewer gets a fresh `View` over it.
     """
-    version = Village.objects.filter(pk=village_id).values_list("version", flat=True).first()
-    if version is None:
+    found = Village.objects.filter(pk=village_id).values_list("version", "seed").first()
+    if found is None:
         return selectors.view_for(village_id, user_id)  # raises NotFound
-    loaded = SNAPSHOTS.get((village_id, version))
+    loaded = SNAPSHOTS.get((village_id, *found))
     if loaded is None:
         view = selectors.view_for(village_id, user_id)
-        SNAPSHOTS.put((village_id, view.village.version), view.loaded)
+        SNAPSHOTS.put((village_id, view.village.version, view.village.seed), view.loaded)
         return view
     row = loaded.seat_of_user(user_id)
     return selectors.View(loaded, row.seat_no if row else None)
@@ -234,7 +234,7 @@ def fragment(template: str, context: dict) -> str:
 
 def log_html(
     state: GameState,
-    village_id: int,
+    village: Village,
     viewer: int | None,
     speakers: dict[int, Speaker],
     *,
@@ -246,12 +246,14 @@ def log_html(
 
     Closed phases come from the cache; only the current phase is read from the database.
     """
+    village_id = village.pk
     last_id, hidden_key = _log_marks(village_id)
     all_groups = phases(state)
     current = all_groups[-1]
     wanted = list(groups) if groups is not None else all_groups
     key_base = (
         village_id,
+        village.seed,  # ids may be reused (a rolled-back test, a restored backup)
         audience(state, viewer),
         heaven,
         get_language(),
@@ -270,7 +272,7 @@ def log_html(
     for msg in rows:
         fresh.setdefault((msg.day, msg.phase), []).append(msg)
     if current in wanted and CLOSED_PHASES.get((*key_base, current, last_id)) is None:
-        fresh[current] = _current_lines(village_id, current, last_id, hidden_key)
+        fresh[current] = _current_lines(village, current, last_id, hidden_key)
     for group in missing:
         CLOSED_PHASES.put(
             (*key_base, group),
@@ -303,14 +305,19 @@ def log_html(
 CURRENT = _Cache(200)
 
 
+def clear_caches() -> None:
+    for cache in (CLOSED_PHASES, FRAGMENTS, SNAPSHOTS, CURRENT):
+        cache.clear()
+
+
 def _current_lines(
-    village_id: int, group: tuple[int, str], last_id: int, hidden_key: tuple
+    village: Village, group: tuple[int, str], last_id: int, hidden_key: tuple
 ) -> list[Message]:
     """The open phase's rows; new lines change `last_id`, hiding one changes `hidden_key`."""
-    key = (village_id, group, last_id, hidden_key)
+    key = (village.pk, village.seed, group, last_id, hidden_key)
     rows = CURRENT.get(key)
     if rows is None:
-        rows = _messages(village_id, [group])
+        rows = _messages(village.pk, [group])
         CURRENT.put(key, rows)
     return rows
 

@@ -245,7 +245,7 @@ def _lower_context(request: HttpRequest, view: selectors.View) -> dict[str, Any]
     # Heaven talk has its own pane during the game; after the end the log holds everything.
     heaven: bool | None = None if state.phase is Phase.ENDED else False
     who = speakers(view)
-    html, last_id = log.log_html(state, view.village.pk, view.viewer, who, heaven=heaven)
+    html, last_id = log.log_html(state, view.village, view.viewer, who, heaven=heaven)
     now = timezone.now()
     seats = []
     for seat in s["seats"]:
@@ -369,7 +369,7 @@ def heaven_log(request: HttpRequest, village_id: int) -> HttpResponse:
         view = _view(request, village_id)
     except NotFound as error:
         return error_page(request, error)
-    html, last_id = log.log_html(view.state, village_id, view.viewer, speakers(view), heaven=True)
+    html, last_id = log.log_html(view.state, view.village, view.viewer, speakers(view), heaven=True)
     return render(
         request,
         "villages/heaven.html",
