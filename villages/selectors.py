@@ -60,6 +60,8 @@ def village_dict(village: Village, *, seated: int | None = None) -> dict[str, An
         "created_at": _iso(village.created_at),
         "winner": village.winner or None,
         "abandoned": village.abandoned,
+        # From the start: the options in force (one whose minimum was not met is off).
+        "options_in_force": (village.game or {}).get("active"),
     }
 
 

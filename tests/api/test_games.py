@@ -76,7 +76,14 @@ def test_8_players_dummy_boy_and_hidden_roles_wolves_win(api: Api):
 
 def test_8_players_cupid_shoots_themself_lovers_win(api: Api):
     cast = ["cupid", "wolf", "wolf", "seer", "villager", "villager", "villager", "villager"]
-    table = open_village(api, players=8, options={"cupid": True}, cast=cast)
+    options = {"cupid": True, "decider": True, "poison": True}
+    table = open_village(api, players=8, options=options, cast=cast)
+    village = table.state()["village"]
+    assert village["options"]["decider"] and village["options"]["poison"], "as the host chose"
+    in_force = village["options_in_force"]
+    assert in_force["cupid"] and not in_force["decider"] and not in_force["poison"], (
+        "an option whose minimum is not met has no effect"
+    )
     final = finish(table, lovers_win(), "lovers")
     lovers = [s["seat_no"] for s in final["seats"] if "lovers" in s["sub_roles"]]
     assert lovers == [1, 5], "below 18 players the cupid is one of the two"
