@@ -93,8 +93,27 @@ def site(transactional_db: None, _e2e_process: RunningProcess, settings) -> str:
     """Base URL of the site process; this test process shares its database."""
     settings.JINRO_ONE_SEAT_PER_IP = False
     settings.JINRO_RATE_LIMIT_ENABLED = False
+    # The site process hashes with Django's default: passwords made here must verify there
+    # (tests/conftest.py makes the test process hash with MD5 for speed).
+    settings.PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+        "django.contrib.auth.hashers.MD5PasswordHasher",
+    ]
+    _restore_icons()
     _e2e_process.check_alive()
     return _e2e_process.url
+
+
+def _restore_icons() -> None:
+    """A transactional test's flush empties tables that migrations filled: put the icons back."""
+    import importlib
+
+    from django.apps import apps
+
+    from villages.models import Icon
+
+    if not Icon.objects.exists():
+        importlib.import_module("villages.migrations.0002_default_icons").add_icons(apps, None)
 
 
 @pytest.fixture(scope="session")
