@@ -34,6 +34,7 @@ catches up from the database, so a restart loses nothing.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from urllib.parse import parse_qs
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.db import connections
 
 from villages.groups import VILLAGE_EVENTS, VILLAGE_ROSTER, roster_group, viewer_group
 
@@ -68,8 +70,18 @@ class Snapshot:
 def in_thread(func: Any) -> Any:
     """`func` for awaiting: in a thread of the pool, beside other sockets' reads (not in
     the one thread that Django's sync-to-async shares by default, where hundreds of
-    sockets catching up at once would wait in one line)."""
-    return database_sync_to_async(func, thread_sensitive=False)
+    sockets catching up at once would wait in one line). The thread's database
+    connection is closed afterwards: a pool thread may not run database code again for
+    a long while."""
+
+    @functools.wraps(func)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        finally:
+            connections.close_all()
+
+    return database_sync_to_async(call, thread_sensitive=False)
 
 
 def read_snapshot(village_id: int, user_id: int | None, *, after: int) -> Snapshot | None:
