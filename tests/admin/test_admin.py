@@ -17,11 +17,6 @@ PNG = (
 )
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def api(db) -> Api:
     from django.core.cache import cache

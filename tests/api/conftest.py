@@ -17,12 +17,6 @@ def _fresh_rate_limits():
     cache.clear()
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    """Registration hashes a password per player; PBKDF2 would dominate the suite's time."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def api(db) -> Api:
     return Api(DjangoTransport())
