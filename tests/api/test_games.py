@@ -230,6 +230,17 @@ def test_22_players_cupid_links_two_others_lovers_win(api: Api):
     assert api.history(table.player(cupid).username)["games"][0]["won"]
 
 
+def test_22_players_realtime_hidden_roles_four_ties_draw(api: Api):
+    options = {
+        "time": {"mode": "realtime", "day_seconds": 900, "night_seconds": 600},
+        "hide_roles_in_heaven": True,
+    }
+    table = open_village(api, players=22, options=options, seed=4)
+    final = finish(table, draw_by_ties(), "draw")
+    assert [(v["day"], v["round"]) for v in final["votes"]] == [(2, r) for r in (1, 2, 3, 4)]
+    assert sum(s["alive"] for s in final["seats"]) == 21, "only the wolves' first prey died"
+
+
 @pytest.mark.parametrize("seed", [11, 12, 13])
 def test_random_8_player_games_end_with_a_consistent_winner(api: Api, seed: int):
     """Random legal choices from start to end: whatever happens, the ending follows SPEC §9."""
