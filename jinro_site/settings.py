@@ -223,6 +223,9 @@ else:
         }
     }
 
+# The queue beat sends the sweep to and workers take it from: sites (or test runs with
+# their own beats and workers) that share one Redis database keep their tasks apart.
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_RESULT_EXPIRES = 3600
