@@ -106,11 +106,10 @@ async def test_at_night_a_villagers_talk_is_a_monologue_only_its_speaker_receive
 
     await db(game.talk)(4, "ひとりごと")
 
-    assert [
-        f["message"]["kind"] for f in await speaker.until_state() if f["type"] == "message"
-    ] == ["monologue"]
+    # A monologue changes no state: its speaker gets the line, nobody else gets anything.
+    assert [f["message"]["kind"] for f in await speaker.quiet()] == ["monologue"]
     for other in (wolf, spectator):
-        assert [f["type"] for f in await other.until_state()] == ["state"]
+        assert await other.quiet() == []
         assert "ひとりごと" not in other.text()
     for socket in (speaker, wolf, spectator):
         await socket.close()
@@ -128,10 +127,10 @@ async def test_heaven_talk_reaches_the_dead_only():
 
     await db(game.talk)(4, "霊界から失礼", "heaven")
 
-    (line,) = [f for f in await dead.until_state() if f["type"] == "message"]
+    (line,) = await dead.quiet()  # heaven talk changes no state: the line alone
     assert (line["message"]["kind"], line["message"]["text"]) == ("heaven", "霊界から失礼")
     for other in [*living.values(), spectator]:
-        assert [f["type"] for f in await other.until_state()] == ["state"]
+        assert await other.quiet() == []
         assert "霊界から失礼" not in other.text()
     for socket in [dead, *living.values(), spectator]:
         await socket.close()
@@ -200,12 +199,7 @@ async def test_a_dying_villagers_socket_widens_to_heaven_from_that_moment():
 
     # From now on it hears heaven and the wolves in full.
     await db(game.talk)(4, "死んでしまった", "heaven")
-    assert [
-        m["kind"]
-        for f in await villager.until_state()
-        if f["type"] == "message"
-        for m in [f["message"]]
-    ] == ["heaven"]
+    assert [f["message"]["kind"] for f in await villager.quiet()] == ["heaven"]
     for voter in (1, 2, 3, 5, 6, 7, 8):
         await db(game.vote)(voter, 3 if voter != 3 else 5)
     await villager.quiet()

@@ -133,7 +133,22 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
         for p in posts
     )
     others = [e for e in step.events if not isinstance(e, Post)]
-    transaction.on_commit(partial(push.publish, village.pk, [m.pk for m in messages], others))
+    # The push shows this commit's state (no second read) and skips the state frames
+    # when only lines were added (a monologue, heaven talk, talk in real time).
+    committed = Loaded(
+        village, {s.no: loaded.rows.get(s.no) or loaded.new_rows[s.no] for s in new.seats}, new
+    )
+    transaction.on_commit(
+        partial(
+            push.publish,
+            village.pk,
+            [m.pk for m in messages],
+            others,
+            committed=committed,
+            messages=messages,
+            state_changed=new != old,
+        )
+    )
     return messages
 
 

@@ -81,7 +81,12 @@ def _previous_message_id(village_id: int, message_ids: Sequence[int]) -> int | N
 
 
 def frames_for(
-    loaded: Loaded, viewer: int | None, messages: Sequence[Message], cues: list[dict[str, Any]]
+    loaded: Loaded,
+    viewer: int | None,
+    messages: Sequence[Message],
+    cues: list[dict[str, Any]],
+    *,
+    with_state: bool = True,
 ) -> list[dict[str, Any]]:
     """One viewer's frames of one commit: its visible lines, the cues, its fresh state."""
     # Imported here: selectors import services, which import this module.
@@ -91,30 +96,48 @@ def frames_for(
         {"type": "message", "message": m} for m in visible_messages(loaded.state, viewer, messages)
     ]
     frames += cues
-    frames.append({"type": "state", "state": state_dict(View(loaded, viewer))})
+    if with_state:
+        frames.append({"type": "state", "state": state_dict(View(loaded, viewer))})
     return frames
 
 
-def publish(village_id: int, message_ids: Sequence[int], events: Sequence[Event]) -> None:
-    """Push new lines, cues and the fresh state to every viewer of the village."""
-    village = Village.objects.filter(pk=village_id).first()
-    if village is None:
-        return
-    loaded = load(village)
-    state = loaded.state
-    messages = list(Message.objects.filter(pk__in=message_ids, hidden=False).order_by("id"))
+def publish(
+    village_id: int,
+    message_ids: Sequence[int],
+    events: Sequence[Event],
+    *,
+    committed: Loaded | None = None,
+    messages: Sequence[Message] | None = None,
+    state_changed: bool = True,
+) -> None:
+    """Push new lines, cues and the fresh state to every viewer of the village.
+
+    `committed` is the village as the commit left it (else it is read again), `messages`
+    its new lines; `state_changed=False` (only lines were added) leaves out the states.
+    """
+    if committed is None:
+        village = Village.objects.filter(pk=village_id).first()
+        if village is None:
+            return
+        committed = load(village)
+    state, version = committed.state, committed.village.version
+    if messages is None or any(m.pk is None for m in messages):
+        messages = Message.objects.filter(pk__in=message_ids).order_by("id")
+    shown = [m for m in messages if not m.hidden]
     cues = [c for c in map(_cue, events) if c is not None]
     widened = _widened(state, events)
     where = {
-        "version": village.version,
+        "version": version,
         "prev": _previous_message_id(village_id, message_ids),
         "last": max(message_ids) if message_ids else None,
     }
-    users = {no: row.user_id for no, row in loaded.rows.items()}
+    users = {no: row.user_id for no, row in committed.rows.items()}
     sends: list[tuple[str, dict]] = []
     for viewer in message_audiences(state):
+        # Every viewer gets an envelope, even an empty one: it moves the socket's cursor
+        # past lines it may not see, so that the next push does not look like a gap.
         envelope = village_events(
-            frames_for(loaded, viewer, messages, cues),
+            frames_for(committed, viewer, shown, cues, with_state=state_changed),
             viewer=viewer,
             user=None if viewer is None else users.get(viewer),
             widen=viewer in widened,
@@ -122,7 +145,7 @@ def publish(village_id: int, message_ids: Sequence[int], events: Sequence[Event]
         )
         sends.append((viewer_group(village_id, viewer), envelope))
     if _seats_may_change(state, events):
-        sends.append((roster_group(village_id), village_roster(users, version=village.version)))
+        sends.append((roster_group(village_id), village_roster(users, version=version)))
     try:
         failures = group_send_many_sync(sends)
     except Exception:  # a push never undoes a committed command
