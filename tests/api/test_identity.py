@@ -228,3 +228,36 @@ def test_the_openapi_document_and_the_docs_page_are_served(api: Api):
     for path in ("/api/v1/villages/{village_id}/state", "/api/v1/villages/{village_id}/vote"):
         assert path in schema["paths"]
     assert client.get("/api/v1/docs").status_code == 200
+
+
+# ---------------------------------------------------------------------------
+# Listing, objections
+
+
+def test_villages_are_listed_newest_first_and_filtered_by_status(api: Api):
+    waiting = open_village(api, players=3, capacity=8, start=False)
+    playing = open_village(api, players=8, seed=9)
+    listed = api.spectator.get("villages")["villages"]
+    assert [v["id"] for v in listed] == [playing.id, waiting.id]
+    assert [v["id"] for v in api.spectator.get("villages?status=waiting")["villages"]] == [
+        waiting.id
+    ]
+    assert api.spectator.get("villages?status=ended")["villages"] == []
+    village = api.spectator.get(f"villages/{playing.id}")
+    assert (village["status"], village["phase"], village["day"], village["seated"]) == (
+        "playing",
+        "night",
+        1,
+        8,
+    )
+    assert api.spectator.send("GET", "villages?status=nonsense").code == "bad_request"
+
+
+def test_an_objection_is_a_line_for_everyone_and_counts_down(api: Api):
+    table = open_village(api, players=8, start=False)
+    me = table.player(2)
+    assert me.ok("POST", table.path("objection")) == {"objections_left": 4}
+    assert me.ok("POST", table.path("objection")) == {"objections_left": 3}
+    lines = [m for m in table.messages() if m["kind"] == "objection"]
+    assert len(lines) == 2 and lines[0]["seat_no"] == 2 and "異議あり" in lines[0]["text"]
+    assert table.state(me)["me"]["objections_left"] == 3
