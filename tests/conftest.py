@@ -280,3 +280,12 @@ async def channel_layer():
 def _fast_password_hashing(settings: object) -> None:
     """PBKDF2 costs ~0.4 s a password on this machine: tests hash with MD5 instead."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]
+
+
+@pytest.fixture(autouse=True)
+def _local_cache(settings: object) -> None:
+    """Tests empty the cache freely; with REDIS_URL the site's cache is Redis, whose
+    FLUSHDB would also drop the Celery queue that a test's worker is reading."""
+    settings.CACHES = {  # type: ignore[attr-defined]
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    }
