@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 from django.db import connection, connections
 
-from villages.models import Ballot, Message, NightAction
+from villages.models import Ballot, Message, NightAction, Village
 
 from .client import Api, DjangoTransport, Reply, Table, open_village
 
@@ -129,3 +129,35 @@ def test_22_simultaneous_votes_on_sqlite_end_in_exactly_one_execution(api: Api):
 def test_two_wolves_attacking_at_once_on_sqlite_record_one_attack(api: Api):
     sqlite_only()
     simultaneous_attacks(api)
+
+
+def simultaneous_creations(api: Api) -> None:
+    callers = [api.register() for _ in range(4)]
+    body = {"name": "同時村", "capacity": 8}
+
+    def create(caller) -> Callable[[], Reply]:
+        return lambda: DjangoTransport().send(
+            "POST", "villages", body, token=caller.token, ip=caller.ip
+        )
+
+    replies = at_once([create(c) for c in callers])
+    assert (
+        sorted((r.status, r.code) for r in replies)
+        == [(201, None)] + [(409, "too_many_villages")] * 3
+    )
+    assert Village.objects.count() == 1
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_simultaneous_creations_on_postgresql_never_pass_the_active_village_cap(api: Api, settings):
+    assert connection.vendor == "postgresql"
+    settings.JINRO_MAX_ACTIVE_VILLAGES = 1
+    simultaneous_creations(api)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_simultaneous_creations_on_sqlite_never_pass_the_active_village_cap(api: Api, settings):
+    sqlite_only()
+    settings.JINRO_MAX_ACTIVE_VILLAGES = 1
+    simultaneous_creations(api)

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from villages.engine import Step
@@ -43,6 +43,18 @@ def _user_seat(loaded: Loaded, user: AbstractBaseUser) -> Seat:
     return row
 
 
+# Any fixed number: the key of the PostgreSQL advisory lock that serializes creations.
+_CREATE_LOCK = 0x6A696E726F
+
+
+def _serialize_creations() -> None:
+    """Two creations at once must not both pass the active-village cap. SQLite's
+    IMMEDIATE transactions already serialize writers; PostgreSQL needs a lock."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_CREATE_LOCK])
+
+
 def create_village(
     *,
     user: AbstractBaseUser,
@@ -61,6 +73,7 @@ def create_village(
     now = timezone.now()
     state = engine.new_village(capacity=capacity, options=opts, rules=rules(), now=now)
     with transaction.atomic():
+        _serialize_creations()
         active = Village.objects.filter(
             status__in=[Village.Status.WAITING, Village.Status.PLAYING]
         ).count()
