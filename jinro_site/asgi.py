@@ -15,6 +15,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
+from jinro_site.runtime import tune_gc_for_a_server  # noqa: E402
 from villages.routing import websocket_urlpatterns  # noqa: E402
 
 http_application = (
@@ -31,3 +32,5 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+tune_gc_for_a_server()  # everything is imported: freeze it, collect the young less often

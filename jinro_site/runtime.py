@@ -12,6 +12,7 @@ which is what both runtimes rely on:
 """
 
 import asyncio
+import gc
 import logging
 import os
 import threading
@@ -69,6 +70,19 @@ def stop_process_loop() -> None:
         if _process_loop is not None and _process_loop_pid == os.getpid():
             _process_loop.stop()
         _process_loop = None
+
+
+def tune_gc_for_a_server() -> None:
+    """Fewer and smaller garbage collections in a process that holds thousands of sockets.
+
+    With the default thresholds a full collection walks every object of every connection
+    and sets the p99 of the WebSocket fan-out (60-160 ms measured here, STYLE.md). Objects
+    alive at startup (modules, settings, URL patterns) are frozen out of the collector's
+    walk, and the young generation is collected every 50,000 allocations, not 700.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
 
 
 def run_sync_on_loop(func: Callable[[], T], *, loop: asyncio.AbstractEventLoop | None = None) -> T:

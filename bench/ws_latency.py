@@ -1,0 +1,499 @@
+"""Post → frame latency over real WebSockets: V villages × 22 sockets, one line per village
+every 5 s, for V = 10, 50, 200 (issue 5; target p99 ≤ 200 ms at V = 200, nothing lost).
+
+    createdb -h 127.0.0.1 -U postgres jinro_bench
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/jinro_bench \\
+    REDIS_URL=redis://127.0.0.1:6379/12 SECRET_KEY=bench ALLOWED_HOSTS=127.0.0.1 \\
+        .venv/bin/python bench/ws_latency.py [--villages 10 50 200] [--seconds 60] \\
+            [--post-via http|service]
+
+Use a database and a Redis database of the bench's own: it migrates the database and adds
+bench users and villages to it (its earlier bench villages are deleted first).
+
+What runs, all on this machine: daphne (`manage.py runsite --no-ticker`: the production
+layout, Redis pub/sub layer) holding every socket; this client process; and whatever
+posts:
+
+* `--post-via http` (default): the players' POST /api/v1/villages/{id}/messages, to a
+  second daphne process (a second node behind the load balancer); the line is pushed
+  from there, on commit, through Redis.
+* `--post-via service`: a separate process calls the posting service directly, on one
+  long-lived event loop, as a Celery worker or a bot inside the site would: the same
+  commit and push, without the HTTP request around them.
+
+The villages are 22-player games at night 1 (a fixed cast with three wolves): each post
+is a wolf's line, which its village's 22 sockets receive as the wolf line (wolves) or a
+howl (everyone else): per-audience frames, computed per viewer as always, with the
+fresh state (a wolf's line costs virtual time).
+
+Latency: from just before the post (the HTTP request, or the service call) to the
+arrival of the message frame at each socket of its village, on one monotonic clock.
+A frame that has not arrived 10 s after the last post counts as lost. This client
+raises its GC thresholds like the server does, so that its own pauses don't count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PLAYERS = 22
+CAST = ["wolf"] * 3 + ["seer", "medium", "guard", "common", "common", "madman", "fox"]
+CAST += ["villager"] * 12
+WOLF_SEATS = (1, 2, 3)
+POST_EVERY = 5.0
+NAME = "bench-ws"
+
+# Nothing but the posts may add lines (no silence penalty, no time-up), and one client
+# address may sit everyone.
+RULES_ENV = {
+    "JINRO_RATE_LIMIT_ENABLED": "0",
+    "JINRO_ONE_SEAT_PER_IP": "0",
+    "JINRO_MAX_ACTIVE_VILLAGES": "100000",
+    "JINRO_NIGHT_VIRTUAL_SECONDS": str(10**8),
+    "JINRO_DAY_VIRTUAL_SECONDS": str(10**8),
+    "JINRO_SILENCE_REAL_SECONDS": str(10**7),
+}
+
+
+def setup_django() -> None:
+    for name in ("DATABASE_URL", "REDIS_URL"):
+        if not os.environ.get(name):
+            sys.exit(f"{name} must be set (see the docstring)")
+    os.environ.update(RULES_ENV)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "jinro_site.settings")
+    import django
+
+    django.setup()
+
+
+# --- Setup: users and villages, through the services -----------------------------------------
+
+
+@dataclass
+class Village:
+    id: int
+    tokens: dict[int, str]  # seat_no -> API token
+    wolves: dict[int, int]  # seat_no -> user id
+
+
+def reuse_villages(count: int) -> list[Village]:
+    """The villages an earlier run built, if there are enough (their clocks never run out)."""
+    from accounts.models import Profile
+    from villages.models import Seat
+    from villages.models import Village as VillageRow
+
+    rows = list(VillageRow.objects.filter(name=NAME, phase="night", day=1).order_by("id")[:count])
+    if len(rows) < count:
+        return []
+    seats = Seat.objects.filter(village__in=rows, kicked=False).values_list(
+        "village_id", "seat_no", "user_id"
+    )
+    by_village: dict[int, dict[int, int]] = {}
+    for village_id, seat_no, user_id in seats:
+        by_village.setdefault(village_id, {})[seat_no] = user_id
+    tokens = dict(Profile.objects.values_list("user_id", "api_token"))
+    print(f"  reusing {count} villages of an earlier run", flush=True)
+    return [
+        Village(
+            row.pk,
+            {no: tokens[uid] for no, uid in by_village[row.pk].items()},
+            {no: by_village[row.pk][no] for no in WOLF_SEATS},
+        )
+        for row in rows
+    ]
+
+
+def build_villages(count: int) -> list[Village]:
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from accounts.models import Profile
+    from villages.models import Icon
+    from villages.models import Village as VillageRow
+    from villages.services import lifecycle, push
+
+    call_command("migrate", verbosity=0, interactive=False)
+    if reused := reuse_villages(count):
+        return reused
+    VillageRow.objects.filter(name=NAME).delete()
+    publish, push.publish = push.publish, lambda *args, **kwargs: None  # nobody listens yet
+    User = get_user_model()
+    staff, _ = User.objects.get_or_create(username="bench-staff", defaults={"is_staff": True})
+    wanted = [f"bench{n}" for n in range(count * PLAYERS)]
+    have = set(User.objects.filter(username__in=wanted).values_list("username", flat=True))
+    User.objects.bulk_create([User(username=n, password="!") for n in wanted if n not in have])
+    users = {u.username: u for u in User.objects.filter(username__in=wanted)}
+    with_profile = set(
+        Profile.objects.filter(user__in=users.values()).values_list("user_id", flat=True)
+    )
+    Profile.objects.bulk_create(
+        [Profile(user=u) for u in users.values() if u.pk not in with_profile]
+    )
+    tokens = dict(
+        Profile.objects.filter(user__in=users.values()).values_list("user_id", "api_token")
+    )
+    icon = Icon.objects.filter(is_active=True).first() or Icon.objects.create(
+        name="bench", static_path="icons/bench.png"
+    )
+    villages = []
+    for v in range(count):
+        village = lifecycle.create_village(user=staff, name=NAME, capacity=PLAYERS)
+        seated = {}
+        for n in range(PLAYERS):
+            user = users[f"bench{v * PLAYERS + n}"]
+            seat = lifecycle.sit(
+                village_id=village.pk, user=user, handle_name=f"p{n + 1}", icon_id=icon.pk
+            )
+            seated[seat] = user
+        lifecycle.fix_cast(
+            village_id=village.pk,
+            user=staff,
+            roles={str(seat): role for seat, role in zip(sorted(seated), CAST, strict=True)},
+            sub_roles={},
+        )
+        for user in seated.values():
+            lifecycle.vote_start(village_id=village.pk, user=user)
+        villages.append(
+            Village(
+                village.pk,
+                {s: tokens[u.pk] for s, u in seated.items()},
+                {s: seated[s].pk for s in WOLF_SEATS},
+            )
+        )
+        if (v + 1) % 20 == 0:
+            print(f"  {v + 1}/{count} villages ready", flush=True)
+    push.publish = publish
+    return villages
+
+
+# --- The site's processes ----------------------------------------------------------------------
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Process:
+    popen: subprocess.Popen
+    port: int = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.popen.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self) -> None:
+        self.popen.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.popen.wait(15)
+
+
+def start_daphne(log_dir: Path) -> Process:
+    port = free_port()
+    log = (log_dir / f"daphne-{port}.log").open("wb")
+    args = [sys.executable, "manage.py", "runsite", "--no-ticker", "--no-access-log"]
+    popen = subprocess.Popen(
+        [*args, "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT,
+        env=dict(os.environ) | {"PYTHONUNBUFFERED": "1"},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    for _ in range(600):
+        with contextlib.suppress(OSError):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/healthz")
+            conn.getresponse().read()
+            return Process(popen, port)
+        time.sleep(0.1)
+    sys.exit(f"daphne on {port} did not start; see {log_dir}")
+
+
+# --- Posting ---------------------------------------------------------------------------------
+
+
+def schedule(villages: list[Village], seconds: float, start: float) -> list[tuple[float, int]]:
+    """(when, village index): a line per village every POST_EVERY s, spread evenly."""
+    plan = []
+    for i in range(len(villages)):
+        at = start + POST_EVERY * i / len(villages)
+        while at < start + seconds:
+            plan.append((at, i))
+            at += POST_EVERY
+    return sorted(plan)
+
+
+def post_over_http(base: str, village: Village, seat: int, text: str) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", int(base.rsplit(":", 1)[1]), timeout=30)
+    body = json.dumps({"text": text, "channel": "talk"})
+    headers = {"Content-Type": "application/json", "Authorization": f"Token {village.tokens[seat]}"}
+    conn.request("POST", f"/api/v1/villages/{village.id}/messages", body, headers)
+    response = conn.getresponse()
+    data = response.read()
+    if response.status != 201:
+        raise RuntimeError(f"{response.status} {data[:200]!r}")
+    return json.loads(data)["id"]
+
+
+def service_poster() -> None:
+    """`--poster`: read a plan on stdin, post through the service, report on stdout."""
+    setup_django()
+    from functools import partial
+
+    from django.contrib.auth import get_user_model
+
+    from jinro_site.runtime import run_sync_on_loop
+    from villages.services import play
+
+    gc.set_threshold(50_000, 20, 100)
+    print("ready", flush=True)
+    job = json.loads(sys.stdin.readline())
+    users = {u.pk: u for u in get_user_model().objects.filter(pk__in=job["users"])}
+    for n, (at, village_id, user_id) in enumerate(job["plan"]):
+        time.sleep(max(0.0, at - time.monotonic()))
+        sent = time.monotonic()
+        try:
+            post = partial(play.post_message, village_id=village_id, user=users[user_id])
+            message = run_sync_on_loop(partial(post, text=f"遠吠え{n}"))
+            print(f"sent {message.pk} {sent!r}", flush=True)
+        except Exception as error:
+            print(f"error {error!r}", flush=True)
+    print("done", flush=True)
+
+
+# --- The measurement ---------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    villages: list[Village]
+    socket_url: str
+    seconds: float
+    sent: dict[int, float] = field(default_factory=dict)  # message id -> when posted
+    arrived: dict[int, list[float]] = field(default_factory=dict)  # message id -> arrivals
+    answers: list[float] = field(default_factory=list)  # HTTP POST round trips
+    errors: list[str] = field(default_factory=list)
+
+
+async def listen(run: Run, village: Village, seat: int, ready: asyncio.Event, opened: list) -> None:
+    import websockets
+
+    url = run.socket_url.replace("http", "ws") + f"/ws/villages/{village.id}/"
+    url += f"?token={village.tokens[seat]}"
+    async with websockets.connect(
+        url, origin="http://127.0.0.1", open_timeout=60, max_size=None, compression=None
+    ) as socket:
+        await socket.recv()  # the state
+        await socket.send('{"type":"ping"}')  # nothing to resume
+        opened.append(1)
+        await ready.wait()
+        async for raw in socket:
+            now = time.monotonic()
+            if raw.startswith('{"type":"message"'):
+                message_id = json.loads(raw)["message"]["id"]
+                run.arrived.setdefault(message_id, []).append(now)
+
+
+async def post_http(run: Run, base: str, plan: list[tuple[float, int]]) -> None:
+    async def one(at: float, index: int, n: int) -> None:
+        await asyncio.sleep(max(0.0, at - time.monotonic()))
+        village = run.villages[index]
+        sent = time.monotonic()
+        seat = WOLF_SEATS[n % len(WOLF_SEATS)]
+        try:
+            message_id = await asyncio.to_thread(post_over_http, base, village, seat, f"遠吠え{n}")
+        except Exception as error:
+            run.errors.append(repr(error))
+            return
+        run.answers.append(time.monotonic() - sent)
+        run.sent[message_id] = sent
+
+    await asyncio.gather(*(one(at, index, n) for n, (at, index) in enumerate(plan)))
+
+
+async def post_service(run: Run, poster: subprocess.Popen, plan: list[tuple[float, int]]) -> None:
+    job = {
+        "plan": [
+            (at, run.villages[i].id, run.villages[i].wolves[WOLF_SEATS[n % len(WOLF_SEATS)]])
+            for n, (at, i) in enumerate(plan)
+        ],
+        "users": sorted({uid for v in run.villages for uid in v.wolves.values()}),
+    }
+    assert poster.stdin is not None and poster.stdout is not None
+    poster.stdin.write(json.dumps(job) + "\n")
+    poster.stdin.flush()
+
+    def read() -> None:
+        assert poster.stdout is not None
+        for line in poster.stdout:
+            word, _, rest = line.strip().partition(" ")
+            if word == "sent":
+                message_id, sent = rest.split()
+                run.sent[int(message_id)] = float(sent)
+            elif word == "error":
+                run.errors.append(rest)
+            elif word == "done":
+                return
+
+    await asyncio.to_thread(read)
+
+
+async def measure(run: Run, post_via: str, target: str | subprocess.Popen, cpu_of) -> dict:
+    """Open the sockets, post for run.seconds, wait for the frames; CPU used meanwhile."""
+    ready = asyncio.Event()
+    opened: list[int] = []
+    listeners = []
+    connect_started = time.monotonic()
+    for village in run.villages:  # connect a village at a time
+        batch = [
+            asyncio.ensure_future(listen(run, village, seat, ready, opened))
+            for seat in sorted(village.tokens)
+        ]
+        listeners += batch
+        while len(opened) < len(listeners):
+            failed = [t for t in batch if t.done() and t.exception()]
+            if failed:
+                raise failed[0].exception()
+            await asyncio.sleep(0.01)
+    took = time.monotonic() - connect_started
+    print(f"  {len(listeners)} sockets open in {took:.1f} s", flush=True)
+    await asyncio.sleep(2)  # let the connection burst settle
+    gc.collect()
+    gc.freeze()
+    ready.set()
+    cpu = cpu_of()
+    plan = schedule(run.villages, run.seconds, time.monotonic() + 1)
+    if post_via == "http":
+        await post_http(run, target, plan)
+    else:
+        await post_service(run, target, plan)
+    cpu = {name: used - cpu[name] for name, used in cpu_of().items()}
+    expected = PLAYERS * len(run.sent)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if sum(len(run.arrived.get(i, ())) for i in run.sent) >= expected:
+            break
+        await asyncio.sleep(0.1)
+    for task in listeners:
+        task.cancel()
+    await asyncio.gather(*listeners, return_exceptions=True)
+    return cpu
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def report(v: int, run: Run, cpu: dict[str, float]) -> None:
+    latencies = [
+        (t - run.sent[i]) * 1000 for i, times in run.arrived.items() if i in run.sent for t in times
+    ]
+    expected = PLAYERS * len(run.sent)
+    unmatched = sum(len(t) for i, t in run.arrived.items() if i not in run.sent)
+    ms = latencies or [float("nan")]
+    cpu_text = ", ".join(f"{name} {used / run.seconds * 100:.0f}%" for name, used in cpu.items())
+    print(
+        f"V={v:>3}: {len(run.sent)} posts, {expected} frames expected, {len(latencies)} "
+        f"received, lost {expected - len(latencies)}, unmatched {unmatched}, "
+        f"post errors {len(run.errors)}\n"
+        f"       post → frame ms: p50 {statistics.median(ms):.1f}  p90 {percentile(ms, 0.9):.1f}"
+        f"  p99 {percentile(ms, 0.99):.1f}  max {max(ms):.1f}",
+        flush=True,
+    )
+    if run.answers:
+        answers = [x * 1000 for x in run.answers]
+        print(
+            f"       the POST's own answer ms: p50 {statistics.median(answers):.1f}  "
+            f"p99 {percentile(answers, 0.99):.1f}"
+        )
+    print(f"       CPU while posting (100% = one core): {cpu_text}", flush=True)
+    for error in run.errors[:5]:
+        print(f"       error: {error}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--villages", type=int, nargs="+", default=[10, 50, 200])
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--post-via", choices=("http", "service"), default="http")
+    parser.add_argument("--poster", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.poster:
+        service_poster()
+        return
+
+    setup_django()
+    gc.set_threshold(50_000, 20, 100)
+    log_dir = Path(os.environ.get("BENCH_LOG_DIR", "/tmp")) / f"jinro-ws-bench-{os.getpid()}"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    print(f"setting up {max(args.villages)} villages of {PLAYERS} (logs: {log_dir})", flush=True)
+    villages = build_villages(max(args.villages))
+    from django.db import connections
+
+    connections.close_all()
+    sockets = start_daphne(log_dir)
+    processes = {"daphne (sockets)": sockets}
+    if args.post_via == "http":
+        posts = start_daphne(log_dir)
+        processes["daphne (posts)"] = posts
+        how = "POST to a second daphne"
+    else:
+        how = "the posting service in a process of its own"
+    print(f"posting via {how}; {os.cpu_count()} cores", flush=True)
+    try:
+        for v in args.villages:
+            run = Run(villages[:v], sockets.url, args.seconds)
+            target: str | subprocess.Popen = processes.get("daphne (posts)", sockets).url
+            if args.post_via == "service":
+                poster = subprocess.Popen(
+                    [sys.executable, __file__, "--poster"],
+                    cwd=ROOT,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                )
+                assert poster.stdout is not None
+                if poster.stdout.readline().strip() != "ready":
+                    sys.exit("the poster process did not start")
+                processes["poster"] = Process(poster)
+                target = poster
+            print(f"V={v}: connecting {v * PLAYERS} sockets", flush=True)
+
+            def cpu_of() -> dict[str, float]:
+                return {name: p.cpu_seconds() for name, p in processes.items()}
+
+            cpu = asyncio.run(measure(run, args.post_via, target, cpu_of))
+            report(v, run, cpu)
+            if "poster" in processes:
+                processes.pop("poster").stop()
+    finally:
+        for process in processes.values():
+            process.stop()
+
+
+if __name__ == "__main__":
+    main()
