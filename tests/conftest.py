@@ -3,8 +3,8 @@
 * `@pytest.mark.services`: the test needs PostgreSQL and Redis for real. It is skipped
   unless REDIS_URL and a postgres:// DATABASE_URL are set; with JINRO_CI_SERVICES=1 (CI's
   second step) any skip of such a test is turned into a failure.
-* `daphne_server`: base URL of a real `manage.py runsite --ticker` subprocess on a free
-  port, using the test database (SQLite test databases are files for this reason).
+* `daphne_server`: base URL of a real `manage.py runsite` subprocess on a free port, using
+  the test database (SQLite test databases are files for this reason).
 * `celery_worker_process`: a real `celery -A jinro_site worker` subprocess on REDIS_URL,
   using the test database. Needs the `services` marker.
 Both subprocess fixtures imply `transactional_db`, so the subprocess sees the test's
@@ -180,7 +180,6 @@ def _daphne_process(django_db_setup: None, tmp_path_factory) -> Iterator[Running
             "127.0.0.1",
             "--port",
             str(port),
-            "--ticker",
         ],
         tmp_path_factory.mktemp("daphne"),
         # No front web server in tests: daphne serves /static/ in both modes.
@@ -208,9 +207,12 @@ def _daphne_process(django_db_setup: None, tmp_path_factory) -> Iterator[Running
 def daphne_server(transactional_db: None, _daphne_process: RunningProcess) -> str:
     """Base URL (`http://127.0.0.1:<port>`) of a real site process on the test database.
 
-    The process is `manage.py runsite --ticker`: daphne plus the sweep ticker (in both
-    modes: no beat runs in tests), serving /static/ too. With the in-memory layer its
-    sockets live in that process, out of this one's reach; with Redis they are not.
+    The process is `manage.py runsite`, serving /static/ too: daphne plus, in embedded
+    mode, the sweep ticker. With REDIS_URL the clock is Celery beat's, as in production:
+    no ticker runs here, for it would sweep every test's villages with the default rules
+    (tests/realtime/test_celery_sweep.py runs beats and workers with short ones). With the
+    in-memory layer its sockets live in that process, out of this one's reach; with Redis
+    they are not.
     """
     _daphne_process.check_alive()
     return _daphne_process.url
