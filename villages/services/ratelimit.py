@@ -7,10 +7,14 @@ process once CACHES points at a shared cache.
 
 from __future__ import annotations
 
+import logging
+
 from django.core.cache import cache
 
 from .config import flag
 from .errors import RateLimited
+
+logger = logging.getLogger(__name__)
 
 # (requests, seconds)
 REGISTER_LIMIT = (10, 3600)  # per address
@@ -24,11 +28,19 @@ def rate_limit(scope: str, key: str, limit: tuple[int, int]) -> None:
         return
     count, window = limit
     name = f"rl:{scope}:{key}"
-    cache.add(name, 0, timeout=window)
     try:
-        used = cache.incr(name)
-    except ValueError:  # expired between add and incr
-        cache.set(name, 1, timeout=window)
-        used = 1
+        used = _count(name, window)
+    except Exception:  # the cache (Redis) is down: a limit must not take the site down too
+        logger.warning("rate limit not counted: the cache is unreachable", exc_info=True)
+        return
     if used > count:
         raise RateLimited()
+
+
+def _count(name: str, window: int) -> int:
+    cache.add(name, 0, timeout=window)
+    try:
+        return int(cache.incr(name))
+    except ValueError:  # expired between add and incr
+        cache.set(name, 1, timeout=window)
+        return 1
