@@ -47,6 +47,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("services"):
             item.user_properties.append(SERVICES_PROPERTY)
+    # Browser tests last: Playwright's sync API runs an event loop in the main thread
+    # while a browser is open, which the async tests must not meet.
+    items[:] = sorted(items, key=lambda item: item.get_closest_marker("browser") is not None)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

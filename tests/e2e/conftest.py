@@ -116,8 +116,10 @@ def _restore_icons() -> None:
         importlib.import_module("villages.migrations.0002_default_icons").add_icons(apps, None)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium():
+    """Module-scoped: Playwright's sync API keeps an event loop running in this thread
+    while it is open, and the async tests that follow need the thread's loop free."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from playwright.sync_api import BrowserContext, FrameLocator, Page, expect
+from playwright.sync_api import Error as PlaywrightError
 
 PASSWORD = "pw-Secret-123"
 
@@ -39,7 +40,16 @@ class Player:
         self.page.wait_for_url(re.compile(rf"/villages/{village_id}/$"))
 
     def open_screen(self, village_id: int) -> None:
-        self.page.goto(f"{self.base}/villages/{village_id}/")
+        url = f"{self.base}/villages/{village_id}/"
+        try:
+            self.page.goto(url)
+        except PlaywrightError as exc:
+            # The screen reloads itself when the game starts; our own navigation to the
+            # same address may lose that race, which leaves the page where we wanted it.
+            if "interrupted by another navigation" not in str(exc):
+                raise
+            self.page.wait_for_url(url)
+            self.page.wait_for_load_state()
         self.up.locator("body").wait_for()
         self.lower.locator("body").wait_for()
 
