@@ -7,6 +7,7 @@ README.md lists every variable.
 """
 
 import os
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -14,6 +15,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management.utils import get_random_secret_key
 
 from jinro_site.dburl import parse_database_url
+from villages.engine.rules import Rules
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -235,31 +237,11 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # Each is a setting of its own, overridable by an environment variable of the same name.
 # Durations are seconds. App code reads them through django.conf.settings at call time.
 
+# The rules' numbers have one home, the engine's `Rules` (pure Python, safe to import here);
+# the site adds what only the site uses.
 JINRO_DEFAULTS: dict[str, int | bool] = {
-    "JINRO_KICK_VOTES": 3,
-    "JINRO_ABANDON_SECONDS": 1200,
-    "JINRO_CUPID_MIN_PLAYERS": 6,
-    "JINRO_POISON_MIN_PLAYERS": 20,
-    "JINRO_DECIDER_MIN_PLAYERS": 16,
-    "JINRO_AUTHORITY_MIN_PLAYERS": 16,
-    "JINRO_CUPID_SELF_BELOW": 18,
-    "JINRO_MIN_PHASE_SECONDS": 60,
-    "JINRO_DAY_VIRTUAL_SECONDS": 43200,
-    "JINRO_NIGHT_VIRTUAL_SECONDS": 21600,
-    "JINRO_SPEECH_UNITS_CAP": 4,
-    "JINRO_DAY_SECONDS_PER_UNIT": 450,
-    "JINRO_NIGHT_SECONDS_PER_UNIT": 900,
-    "JINRO_SILENCE_REAL_SECONDS": 60,
-    "JINRO_SILENCE_DAY_PENALTY": 3600,
-    "JINRO_SILENCE_NIGHT_PENALTY": 7200,
-    "JINRO_SPEECH_MAX_CHARS": 2000,
-    "JINRO_SPEECH_MAX_LINES": 50,
-    "JINRO_MAX_REVOTES": 4,
-    "JINRO_SUDDEN_DEATH_GRACE": 180,
-    "JINRO_ALERT_EVERY": 6,
-    "JINRO_ALERT_FROM": 90,
-    "JINRO_OUTAGE_SECONDS": 90,
-    "JINRO_OBJECTIONS_PER_PLAYER": 5,
+    f"JINRO_{f.name.upper()}": f.default for f in dataclass_fields(Rules)
+} | {
     "JINRO_ONE_SEAT_PER_IP": True,
     "JINRO_MAX_ACTIVE_VILLAGES": 10,
     "JINRO_RATE_LIMIT_ENABLED": True,
