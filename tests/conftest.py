@@ -167,26 +167,18 @@ def wait_until(condition, *, process: RunningProcess, timeout: float, what: str)
     pytest.fail(f"{process.name}: {what} not within {timeout}s:\n{process.log()[-4000:]}")
 
 
-@pytest.fixture(scope="session")
-def _daphne_process(django_db_setup: None, tmp_path_factory) -> Iterator[RunningProcess]:
+@contextlib.contextmanager
+def serve_site(name: str, log_dir: Path, env: dict[str, str]) -> Iterator[RunningProcess]:
+    """A real `manage.py runsite` on a free port and the test database, once it answers."""
     import urllib.error
     import urllib.request
 
     port = free_port()
     process = start_process(
-        "daphne",
-        [
-            sys.executable,
-            "manage.py",
-            "runsite",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        tmp_path_factory.mktemp("daphne"),
-        # No front web server in tests: daphne serves /static/ in both modes.
-        env={"JINRO_SERVE_STATIC": os.environ.get("JINRO_SERVE_STATIC", "1")},
+        name,
+        [sys.executable, "manage.py", "runsite", "--host", "127.0.0.1", "--port", str(port)],
+        log_dir,
+        env=env,
     )
     process.url = f"http://127.0.0.1:{port}"
 
@@ -204,6 +196,14 @@ def _daphne_process(django_db_setup: None, tmp_path_factory) -> Iterator[Running
         yield process
     finally:
         stop_process(process)
+
+
+@pytest.fixture(scope="session")
+def _daphne_process(django_db_setup: None, tmp_path_factory) -> Iterator[RunningProcess]:
+    # No front web server in tests: daphne serves /static/ in both modes.
+    env = {"JINRO_SERVE_STATIC": os.environ.get("JINRO_SERVE_STATIC", "1")}
+    with serve_site("daphne", tmp_path_factory.mktemp("daphne"), env) as process:
+        yield process
 
 
 @pytest.fixture

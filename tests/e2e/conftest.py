@@ -9,13 +9,12 @@ clock is short so a stuck test ends quickly. Screenshots go to artifacts/screens
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import RunningProcess, free_port, start_process, stop_process, wait_until
+from tests.conftest import RunningProcess, serve_site
 
 # Playwright's sync API runs an event loop in this thread; the test still uses the ORM.
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
@@ -52,40 +51,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def _e2e_process(django_db_setup: None, tmp_path_factory) -> Iterator[RunningProcess]:
-    import urllib.error
-    import urllib.request
-
-    saved = {k: os.environ.get(k) for k in SITE_ENV}
-    os.environ.update(SITE_ENV)
-    try:
-        port = free_port()
-        process = start_process(
-            "e2e-site",
-            [sys.executable, "manage.py", "runsite", "--host", "127.0.0.1", "--port", str(port)],
-            tmp_path_factory.mktemp("e2e-site"),
-        )
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    process.url = f"http://127.0.0.1:{port}"
-
-    def answers() -> bool:
-        try:
-            with urllib.request.urlopen(f"{process.url}/healthz", timeout=2):
-                return True
-        except urllib.error.HTTPError:
-            return True
-        except OSError:
-            return False
-
-    try:
-        wait_until(answers, process=process, timeout=30, what="HTTP answer")
+    with serve_site("e2e-site", tmp_path_factory.mktemp("e2e-site"), SITE_ENV) as process:
         yield process
-    finally:
-        stop_process(process)
 
 
 @pytest.fixture
