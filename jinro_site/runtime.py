@@ -108,11 +108,17 @@ def group_send_many_sync(sends: Sequence[tuple[str, dict]]) -> list[BaseExceptio
     One hop, not one per group: from a plain thread `async_to_sync` starts an event loop
     (and the Redis layer a connection) per call. A failed send does not stop the others;
     the failures are returned for the caller to log.
+
+    The sends are never cut short. A request's view runs in a `sync_to_async` thread, and
+    when its client goes away (a browser that navigates while its POST is pending) Django
+    cancels the request, and asgiref passes the cancellation on to the task that
+    `async_to_sync` runs here: the viewers after the cut would miss the commit's frames.
+    So the sends run in a task of their own, shielded, and are awaited to the end.
     """
     if not sends:
         return []
 
-    async def send_all() -> list[BaseException]:
+    async def send_each() -> list[BaseException]:
         layer = get_channel_layer()
         failures: list[BaseException] = []
         for group, message in sends:
@@ -121,6 +127,15 @@ def group_send_many_sync(sends: Sequence[tuple[str, dict]]) -> list[BaseExceptio
             except Exception as error:
                 failures.append(error)
         return failures
+
+    async def send_all() -> list[BaseException]:
+        sending = asyncio.ensure_future(send_each())
+        try:
+            return await asyncio.shield(sending)
+        except asyncio.CancelledError:
+            # The command is committed: finish telling everyone; the request that was
+            # cancelled then ends as if it had not been (its client is gone anyway).
+            return await sending
 
     return async_to_sync(send_all)()
 

@@ -1,6 +1,7 @@
 """The foundation: settings, a page, /healthz, the channel layer and both runtimes."""
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -268,6 +269,37 @@ async def test_sync_code_on_the_process_loop_publishes_to_sockets(channel_layer)
             assert await communicator.receive_json_from(timeout=5) == expected
     finally:
         await communicator.disconnect()
+
+
+class SlowLayer:
+    """A channel layer whose every group send takes a while, and that notes each one."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    async def group_send(self, group: str, message: dict) -> None:
+        await asyncio.sleep(0.02)
+        self.sent.append(group)
+
+
+async def test_a_push_reaches_every_group_even_when_its_request_is_cancelled(monkeypatch):
+    """A browser that navigates while its POST is pending makes Django cancel the request
+    mid-push; the viewers after the cut must still get the committed command's frames."""
+    from asgiref.sync import sync_to_async
+
+    import jinro_site.runtime as runtime
+
+    layer = SlowLayer()
+    monkeypatch.setattr(runtime, "get_channel_layer", lambda: layer)
+    groups = [f"village.1.seat.{n}" for n in range(1, 11)]
+    view = partial(runtime.group_send_many_sync, [(g, {"type": "x"}) for g in groups])
+    request = asyncio.ensure_future(sync_to_async(view)())
+    while len(layer.sent) < 2:  # the push has begun
+        await asyncio.sleep(0.005)
+    request.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await request
+    assert layer.sent == groups
 
 
 # --- Real processes --------------------------------------------------------------------------
