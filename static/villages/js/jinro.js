@@ -82,8 +82,20 @@
       if (ev.type !== "state" || !ev.state) return;
       var v = ev.state.village, me = ev.state.me;
       var layout = me && !me.alive && (v.phase === "day" || v.phase === "night") ? "heaven" : "plain";
-      if (v.status !== cfg.status || layout !== cfg.layout) location.reload();
+      if (v.status !== cfg.status || layout !== cfg.layout) reloadWhenPanesAreIdle(0);
     });
+    // A reload aborts a pane's pending POST (its command is done, but its answer lost):
+    // let a pane that is submitting finish first, for a few seconds at most.
+    function panesBusy() {
+      for (var i = 0; i < window.frames.length; i++) {
+        try { if (window.frames[i].JINRO_SUBMITTING) return true; } catch (e) { /* not ours */ }
+      }
+      return false;
+    }
+    function reloadWhenPanesAreIdle(tries) {
+      if (tries < 20 && panesBusy()) return setTimeout(function () { reloadWhenPanesAreIdle(tries + 1); }, 250);
+      location.reload();
+    }
     window.addEventListener("load", function () { hub.connect(); });
     return;
   }
@@ -244,10 +256,18 @@
     }
   }
 
+  // While this pane's form is being sent, its answer will bring the fresh page: navigating
+  // now would abort the POST (and lose its answer, or its error message).
+  document.addEventListener("submit", function (e) {
+    if (!e.defaultPrevented) window.JINRO_SUBMITTING = true;
+  });
+  window.addEventListener("pageshow", function () { window.JINRO_SUBMITTING = false; });
+
   function onState(state) {
     if (!state) return;
     var v = state.village, me = state.me;
     if (cfg.pane === "down" || cfg.pane === "heaven") return refetch();
+    if (window.JINRO_SUBMITTING) return;
     if (cfg.pane === "up") {
       var left = document.getElementById("objections-left");
       if (left && me) left.textContent = me.objections_left;
