@@ -9,6 +9,7 @@ clock is short so a stuck test ends quickly. Screenshots go to artifacts/screens
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,6 +39,7 @@ SITE_ENV = {
     "JINRO_SERVE_STATIC": "1",
 }
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+TRACES = SCREENSHOTS.parent / "e2e-traces"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -95,22 +97,61 @@ def chromium():
         browser.close()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = yield
+    if report.when == "call":
+        item.stash[CALL_FAILED] = report.failed
+    return report
+
+
+CALL_FAILED = pytest.StashKey[bool]()
+
+
 @pytest.fixture
-def contexts(chromium):
-    """Make browser contexts (one per person); all are closed after the test."""
-    made = []
+def contexts(chromium, request):
+    """Make browser contexts (one per person); all are closed after the test.
+
+    Each context keeps a trace of what its pages did (navigations, WebSocket frames,
+    failed requests, console errors); when the test fails, the traces are written to
+    artifacts/e2e-traces/<test>.txt, since a flaky live update is hard to see otherwise.
+    """
+    made: list[tuple[object, list[str]]] = []
 
     def make(**kwargs):
         kwargs.setdefault("locale", "ja-JP")
         kwargs.setdefault("viewport", {"width": 1100, "height": 820})
         ctx = chromium.new_context(**kwargs)
         ctx.set_default_timeout(20_000)
-        made.append(ctx)
+        trace: list[str] = []
+        ctx.on("page", lambda page: _trace_page(page, trace))
+        made.append((ctx, trace))
         return ctx
 
     yield make
-    for ctx in made:
+    if request.node.stash.get(CALL_FAILED, False):
+        TRACES.mkdir(parents=True, exist_ok=True)
+        with open(TRACES / f"{request.node.name}.txt", "w") as out:
+            for n, (_ctx, trace) in enumerate(made):
+                out.write(f"===== browser context {n}\n")
+                out.writelines(line + "\n" for line in trace)
+    for ctx, _trace in made:
         ctx.close()
+
+
+def _trace_page(page, trace: list[str]) -> None:
+    def note(kind: str, text: str) -> None:
+        trace.append(f"{time.time():.3f} {kind} {text[:240]}")
+
+    def socket(ws) -> None:
+        note("ws-open", ws.url)
+        ws.on("framereceived", lambda payload: note("ws-recv", str(payload)))
+        ws.on("close", lambda _ws: note("ws-close", ws.url))
+
+    page.on("websocket", socket)
+    page.on("framenavigated", lambda frame: note("nav", f"{frame.name or 'top'} {frame.url}"))
+    page.on("requestfailed", lambda req: note("failed", f"{req.method} {req.url} {req.failure}"))
+    page.on("console", lambda msg: msg.type == "error" and note("console", msg.text))
 
 
 @pytest.fixture(scope="session")
