@@ -4,10 +4,11 @@ from django.urls import include, path, re_path
 from django.views.static import serve
 
 from jinro_site.api import api
-from jinro_site.views import healthz
+from jinro_site.views import favicon, healthz
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
     path("accounts/", include("accounts.urls")),

@@ -8,7 +8,8 @@ import uuid
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import connection
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponsePermanentRedirect, JsonResponse
+from django.templatetags.static import static
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -63,3 +64,12 @@ def healthz(request: HttpRequest) -> JsonResponse:
         else:
             body[name] = "ok"
     return JsonResponse(body, status=200 if body["status"] == "ok" else 503)
+
+
+FAVICON = "villages/icons/silver-moon.svg"
+
+
+@require_GET
+def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
+    """Browsers ask for /favicon.ico on their own; the pages also name the icon in <head>."""
+    return HttpResponsePermanentRedirect(static(FAVICON))

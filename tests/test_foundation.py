@@ -172,6 +172,15 @@ def test_top_page_renders(client):
 
 
 @pytest.mark.django_db
+def test_the_site_icon_is_the_projects_own(client):
+    page = client.get("/").content.decode()
+    assert 'rel="icon" href="/static/villages/icons/silver-moon.svg"' in page
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301
+    assert response["Location"] == "/static/villages/icons/silver-moon.svg"
+
+
+@pytest.mark.django_db
 def test_healthz_reports_database_and_channel_layer(client):
     response = client.get("/healthz")
     assert response.status_code == 200
