@@ -69,6 +69,4 @@ def history(username: str) -> dict[str, Any]:
 
 def sudden_deaths(username: str) -> int:
     """The public count of a user's sudden deaths (SPEC §7)."""
-    return Seat.objects.filter(
-        user__username=username, death_cause="sudden", kicked=False
-    ).count()
+    return Seat.objects.filter(user__username=username, death_cause="sudden", kicked=False).count()
