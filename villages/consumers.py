@@ -13,7 +13,8 @@ Server → client frames (one JSON object per WebSocket message, each with `type
   `{"seat_no"}`, `revote` `{"day", "round"}`, `dawn` `{"day"}`, `game_over` `{"winner"}`;
 * extras: `alert` `{"seconds_left"}` (the sudden-death warning sound); `log`
   `{"messages": [Message]}` — what the viewer may see has widened (its death, the end of
-  the game): the whole log as the viewer now sees it, to replace the one on screen;
+  the game): after the commit's own lines (sent as `message` frames, like any others),
+  the whole log as the viewer now sees it, to replace the one on screen;
   `error` `{"error": {"code", "message"}}` before the server closes the socket
   (4401 bad token, 4404 no such village).
 
@@ -307,12 +308,13 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         snap = await self._sync_viewer(after=0 if full_log else self.cursor)
         if snap is None:
             return
+        frames: list[dict[str, Any]] = [
+            {"type": "message", "message": m} for m in snap.messages if m["id"] > self.cursor
+        ]
         if full_log:
-            frames: list[dict[str, Any]] = [{"type": "log", "messages": snap.messages}]
-        else:
-            frames = [
-                {"type": "message", "message": m} for m in snap.messages if m["id"] > self.cursor
-            ]
+            # The new lines came as `message` frames (API.md); `log` then gives the older
+            # lines as they are seen now, for a client that shows the whole log.
+            frames.append({"type": "log", "messages": snap.messages})
         self.cursor = max(self.cursor, snap.last)
         await self._emit(frames + (cues or []))
         await self._emit_state(snap)

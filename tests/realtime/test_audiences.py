@@ -166,6 +166,11 @@ async def test_a_spectators_socket_never_carries_a_role_before_the_end():
         assert frame["type"] not in ("log",)
     assert "噛み先は4で" not in str(before_end)
     assert [f["type"] for f in last if f["type"] in ("game_over", "log")] == ["log", "game_over"]
+    # A client that knows only API.md's frames still gets the ending's lines as messages.
+    (log,) = [f for f in last if f["type"] == "log"]
+    ending = [f["message"] for f in last if f["type"] == "message"]
+    assert ending and ending == [m for m in log["messages"] if m["id"] >= ending[0]["id"]]
+    assert any(m["code"] == "win_village" for m in ending), ending
     assert roles_in(spectator.last_state())[1] == "wolf"
     assert spectator.last_state()["winner"] == "village"
     assert "噛み先は4で" in spectator.text()  # after the end, everyone sees everything
@@ -190,6 +195,10 @@ async def test_a_dying_villagers_socket_widens_to_heaven_from_that_moment():
     assert "4を噛む" not in str(alive_frames)
     (log,) = [f for f in dawn if f["type"] == "log"]
     assert ("wolf", "4を噛む") in [(m["kind"], m["text"]) for m in log["messages"]]
+    # The dawn's own lines come as `message` frames too, before the whole log.
+    morning = [f["message"]["code"] for f in dawn if f["type"] == "message"]
+    assert "found_dead" in morning, dawn
+    assert [f["type"] for f in dawn].index("message") < [f["type"] for f in dawn].index("log")
     state = dawn[-1]["state"]
     assert state["me"]["alive"] is False
     assert roles_in(state) == {1: "wolf", 2: "wolf", 3: "seer"} | {
