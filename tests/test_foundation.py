@@ -207,6 +207,14 @@ def new_village_id() -> int:
     return Village.objects.create(name="foundation", capacity=8).pk
 
 
+def token_of_new_user(username: str) -> str:
+    from django.contrib.auth import get_user_model
+
+    from accounts.services import profile_of
+
+    return profile_of(get_user_model().objects.create_user(username, password="x")).api_token
+
+
 def cue(n: int) -> dict:
     """What services push to a village's spectators: a cue frame in an envelope."""
     return village_events([{"type": "objection", "seat_no": n}], viewer=None, user=None, version=0)
@@ -259,6 +267,47 @@ async def test_websocket_from_another_origin_is_refused():
 
     communicator = WebsocketCommunicator(
         application, "/ws/villages/1/", headers=[(b"origin", b"http://evil.example")]
+    )
+    connected, _ = await communicator.connect()
+    assert not connected
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("origin", [None, b"http://bot.example"], ids=["no-origin", "elsewhere"])
+async def test_a_token_client_connects_whatever_its_origin(origin):
+    """Bots and apps (API.md) send no Origin, or their own: their token says who they are."""
+    from jinro_site.asgi import application
+
+    village_id = await database_sync_to_async(new_village_id)()
+    token = await database_sync_to_async(token_of_new_user)("bot")
+    headers = [(b"origin", origin)] if origin else []
+    communicator = WebsocketCommunicator(
+        application, f"/ws/villages/{village_id}/?token={token}", headers=headers
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    assert (await communicator.receive_json_from(timeout=5))["type"] == "state"
+    await communicator.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_client_without_origin_or_token_watches_as_a_spectator():
+    from jinro_site.asgi import application
+
+    village_id = await database_sync_to_async(new_village_id)()
+    communicator = WebsocketCommunicator(application, f"/ws/villages/{village_id}/")
+    connected, _ = await communicator.connect()
+    assert connected
+    frame = await communicator.receive_json_from(timeout=5)
+    assert frame["type"] == "state" and frame["state"]["me"] is None
+    await communicator.disconnect()
+
+
+async def test_another_sites_page_with_an_empty_token_is_still_refused():
+    from jinro_site.asgi import application
+
+    communicator = WebsocketCommunicator(
+        application, "/ws/villages/1/?token=", headers=[(b"origin", b"http://evil.example")]
     )
     connected, _ = await communicator.connect()
     assert not connected
