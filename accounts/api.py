@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest
-from ninja import Router, Schema, Status
+from ninja import Router, Status
 
 from jinro_site.apiauth import client_ip, optional_user
+from jinro_site.apischema import Body
 
 from . import selectors, services
 
@@ -16,7 +17,7 @@ router = Router(tags=["accounts"])
 Json = dict[str, Any]
 
 
-class CredentialsIn(Schema):
+class CredentialsIn(Body):
     username: str
     password: str
 

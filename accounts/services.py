@@ -8,7 +8,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from villages.engine.errors import BadRequest
+from villages.engine.errors import BadRequest, NameTaken
 from villages.services.errors import NotAuthenticated
 from villages.services.ratelimit import LOGIN_LIMIT, REGISTER_LIMIT, rate_limit
 
@@ -37,7 +37,7 @@ def register(*, username: str, password: str, ip: str | None) -> tuple[AbstractB
             user = User.objects.create_user(username=username, password=password)
             profile = profile_of(user)
     except IntegrityError as exc:
-        raise BadRequest("そのユーザー名はすでに使われています。") from exc
+        raise NameTaken("そのユーザー名はすでに使われています。") from exc
     return user, profile.api_token
 
 

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
+from django.urls import reverse
 from ninja import NinjaAPI, Router
 from ninja.errors import HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 
 from accounts.api import router as accounts_router
+from jinro_site.apiauth import optional_user
 from villages.api import router as villages_router
 from villages.engine.errors import RuleError
-from villages.services.errors import NotFound, http_status
+from villages.services.errors import NotAuthenticated, NotFound, http_status
 
 api = NinjaAPI(
     title="jinro_site API",
@@ -43,6 +49,34 @@ def error_response(request: HttpRequest, code: str, message: str, status: int) -
     )
 
 
+READS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def caller_first(run: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    """Who is calling, checked before the body and the parameters are parsed.
+
+    A token that is not valid is refused on every endpoint, and a write without a caller
+    (but auth/*) is 401 `not_authenticated`, even when its body is malformed as well:
+    the client has to learn first that it must log in.
+    """
+
+    @functools.wraps(run)
+    def checked(request: HttpRequest, **kwargs: object) -> HttpResponseBase:
+        try:
+            caller = optional_user(request)
+        except RuleError as exc:
+            return on_rule_error(request, exc)
+        auth_path = request.path.startswith(reverse("api-v1:api-root") + "auth/")
+        if caller is None and request.method not in READS and not auth_path:
+            return on_rule_error(request, NotAuthenticated())
+        return run(request, **kwargs)
+
+    return checked
+
+
+api.add_decorator(caller_first, mode="view")
+
+
 @api.exception_handler(RuleError)
 def on_rule_error(request: HttpRequest, exc: RuleError) -> HttpResponse:
     return error_response(request, exc.code, exc.message, http_status(exc))
@@ -50,6 +84,8 @@ def on_rule_error(request: HttpRequest, exc: RuleError) -> HttpResponse:
 
 @api.exception_handler(NinjaValidationError)
 def on_validation_error(request: HttpRequest, exc: NinjaValidationError) -> HttpResponse:
+    if any(e.get("loc", ("",))[0] == "path" for e in exc.errors):
+        return on_rule_error(request, NotFound())  # /villages/abc: no such village
     fields = ", ".join(".".join(str(p) for p in e.get("loc", ())[1:]) or "body" for e in exc.errors)
     return error_response(
         request, "bad_request", f"リクエストの形式が正しくありません（{fields}）。", 400
@@ -69,3 +105,22 @@ HTTP_ERRORS = {
 def on_http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     code, message = HTTP_ERRORS.get(exc.status_code, HTTP_ERRORS[400])
     return error_response(request, code, message, exc.status_code)
+
+
+def method_not_allowed(get_response: Callable[[HttpRequest], HttpResponseBase]):
+    """Middleware: a known API path asked with another method answers 405 in the API's
+    error shape (ninja answers such requests itself, in plain text, before any handler)."""
+
+    root = reverse("api-v1:api-root")
+
+    def middleware(request: HttpRequest) -> HttpResponseBase:
+        response = get_response(request)
+        if response.status_code == 405 and request.path.startswith(root):
+            allowed = response.get("Allow", "")
+            response = error_response(
+                request, "method_not_allowed", "そのメソッドは使えません。", 405
+            )
+            response["Allow"] = allowed
+        return response
+
+    return middleware

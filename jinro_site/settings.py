@@ -102,6 +102,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "jinro_site.api.method_not_allowed",
 ]
 
 ROOT_URLCONF = "jinro_site.urls"

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from django.http import HttpRequest
-from ninja import Field, Router, Schema, Status
+from ninja import Field, Router, Status
 
 from jinro_site.apiauth import client_ip, optional_user, require_user
+from jinro_site.apischema import Body
 from villages import selectors
 from villages.engine.visibility import see_message
 from villages.models import Icon
@@ -18,13 +19,13 @@ router = Router(tags=["villages"])
 Json = dict[str, Any]
 
 
-class TimeIn(Schema):
+class TimeIn(Body):
     mode: Literal["virtual", "realtime"] = "virtual"
     day_seconds: int = 0
     night_seconds: int = 0
 
 
-class OptionsIn(Schema):
+class OptionsIn(Body):
     time: TimeIn = Field(default_factory=TimeIn)
     cupid: bool = False
     poison: bool = False
@@ -34,39 +35,39 @@ class OptionsIn(Schema):
     dummy_boy: bool = False
 
 
-class VillageIn(Schema):
+class VillageIn(Body):
     name: str
     comment: str = ""
     capacity: int
     options: OptionsIn = Field(default_factory=OptionsIn)
 
 
-class SeatIn(Schema):
+class SeatIn(Body):
     handle_name: str
     icon: int
     trip: str = ""
 
 
-class KickIn(Schema):
+class KickIn(Body):
     seat_no: int
 
 
-class CastIn(Schema):
+class CastIn(Body):
     roles: dict[str, str]
     sub_roles: dict[str, list[str]] = Field(default_factory=dict)
 
 
-class MessageIn(Schema):
+class MessageIn(Body):
     text: str
     channel: Literal["talk", "will", "heaven"] = "talk"
     volume: Literal["strong", "normal", "weak"] = "normal"
 
 
-class VoteIn(Schema):
+class VoteIn(Body):
     target: int
 
 
-class NightActionIn(Schema):
+class NightActionIn(Body):
     action: Literal["attack", "divine", "guard", "cupid"]
     targets: list[int]
 

@@ -41,6 +41,7 @@ STATUS = {
     "text_too_long": 400,
     "too_few_players": 409,
     "rate_limited": 429,
+    "method_not_allowed": 405,  # beyond API.md's list, in its error shape
 }
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
@@ -168,6 +169,23 @@ CASES: dict[str, Case] = {
         "full",
         lambda t: post(staff(t), t, "cast", {"roles": {str(n): "wolf" for n in range(1, 9)}}),
     ),
+    "bad_request-a-number-as-a-string": Case(
+        "bad_request",
+        "waiting",
+        lambda t: t.host.send("POST", "villages", {"name": "村", "capacity": "8"}),
+    ),
+    "bad_request-a-word-as-a-flag": Case(
+        "bad_request",
+        "waiting",
+        lambda t: t.host.send(
+            "POST", "villages", {"name": "村", "capacity": 8, "options": {"cupid": "yes"}}
+        ),
+    ),
+    "bad_request-cast-seat-not-a-number": Case(
+        "bad_request",
+        "full",
+        lambda t: post(staff(t), t, "cast", {"roles": {"first": "wolf"}}),
+    ),
     "bad_request-no-icon": Case(
         "bad_request",
         "waiting",
@@ -175,6 +193,14 @@ CASES: dict[str, Case] = {
     ),
     "not_authenticated-post": Case(
         "not_authenticated", "day2", lambda t: post(t.api.spectator, t, "vote", {"target": 1})
+    ),
+    "not_authenticated-before-a-malformed-body": Case(
+        "not_authenticated", "day2", lambda t: post(t.api.spectator, t, "vote", None)
+    ),
+    "not_authenticated-bad-token-on-a-list": Case(
+        "not_authenticated",
+        "day2",
+        lambda t: Caller(t.api, token="not-a-token").send("GET", "villages"),
     ),
     "not_authenticated-bad-token": Case(
         "not_authenticated",
@@ -199,6 +225,16 @@ CASES: dict[str, Case] = {
         "not_found",
         "day2",
         lambda t: t.player(1).send("POST", "villages/999999/vote", {"target": 1}),
+    ),
+    "not_found-village-id-not-a-number": Case(
+        "not_found", "day2", lambda t: t.api.spectator.send("GET", "villages/abc")
+    ),
+    "not_found-sit-in-no-village-with-no-icon": Case(
+        "not_found",
+        "waiting",
+        lambda t: outsider(t).send(
+            "POST", "villages/999999/seats", {"handle_name": "迷子", "icon": 999999}
+        ),
     ),
     "not_found-user": Case(
         "not_found", "day2", lambda t: t.api.spectator.send("GET", "users/nobody-here/history")
@@ -230,6 +266,16 @@ CASES: dict[str, Case] = {
             "seats",
             {"handle_name": f"{t.player(2).username}さん", "icon": t.api.icons()[0]["id"]},
         ),
+    ),
+    "name_taken-username": Case(
+        "name_taken",
+        "waiting",
+        lambda t: Caller(t.api, ip=next_ip()).send(
+            "POST", "auth/register", {"username": t.player(2).username, "password": PASSWORD}
+        ),
+    ),
+    "method_not_allowed": Case(
+        "method_not_allowed", "day2", lambda t: t.player(2).send("PUT", t.path(""), {})
     ),
     "wrong_phase-vote-at-night": Case("wrong_phase", "night1", lambda t: vote(t, 4, 1)),
     "wrong_phase-attack-by-day": Case("wrong_phase", "day2", lambda t: attack(t, 1, 5)),

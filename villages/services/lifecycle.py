@@ -113,11 +113,11 @@ def sit(
 ) -> int:
     """村人登録: returns the new seat number."""
     icon = Icon.objects.filter(pk=icon_id, is_active=True).first() if icon_id else None
-    if icon is None:
-        raise BadRequest("アイコンを選んでください。")
 
     def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, int]:
         village = loaded.village
+        if icon is None:
+            raise BadRequest("アイコンを選んでください。")
         if loaded.seat_of_user(user.pk) is not None:
             raise AlreadySeated()
         if village.seats.filter(user=user, kicked=True).exists():
@@ -190,9 +190,12 @@ def fix_cast(
     """Staff only: fix the cast of a waiting village."""
     if not getattr(user, "is_staff", False):
         raise Forbidden("配役の指定は管理者だけができます。")
-    cast = engine.cast_from_codes(
-        {int(k): v for k, v in roles.items()}, {int(k): v for k, v in sub_roles.items()}
-    )
+    try:
+        seat_roles = {int(no): code for no, code in roles.items()}
+        seat_subs = {int(no): codes for no, codes in sub_roles.items()}
+    except ValueError as exc:
+        raise BadRequest("席番号は数字で指定してください。") from exc
+    cast = engine.cast_from_codes(seat_roles, seat_subs)
 
     def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, None]:
         return Step(engine.fix_cast(loaded.state, cast=cast, rules=rules()), ()), None
