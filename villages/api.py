@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from django.http import HttpRequest
-from ninja import Field, Router, Status
+from ninja import Field, Query, Router, Status
 
 from jinro_site.apiauth import client_ip, optional_user, require_user
 from jinro_site.apischema import Body
@@ -81,11 +81,20 @@ def icons(request: HttpRequest) -> Json:
     }
 
 
+PAGE = 200
+
+
 @router.get("/villages", response=Json, summary="Villages, newest first")
 def list_villages(
-    request: HttpRequest, status: Literal["waiting", "playing", "ended"] | None = None
+    request: HttpRequest,
+    status: Literal["waiting", "playing", "ended"] | None = None,
+    before: int | None = Query(None, description="only villages with a smaller id (paging)"),
+    limit: int = Query(PAGE, ge=1, le=PAGE, description="at most this many"),
 ) -> Json:
-    return {"villages": [selectors.village_dict(v) for v in selectors.villages(status)[:200]]}
+    found = selectors.villages(status)
+    if before is not None:
+        found = found.filter(pk__lt=before)
+    return {"villages": [selectors.village_dict(v) for v in found[:limit]]}
 
 
 @router.post("/villages", response={201: Json}, summary="Create a village")

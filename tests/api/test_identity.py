@@ -253,6 +253,15 @@ def test_villages_are_listed_newest_first_and_filtered_by_status(api: Api):
     assert api.spectator.send("GET", "villages?status=nonsense").code == "bad_request"
 
 
+def test_older_villages_are_reached_page_by_page(api: Api):
+    made = [open_village(api, players=1, capacity=8, start=False).id for _ in range(3)]
+    first = api.spectator.get("villages?limit=2")["villages"]
+    assert [v["id"] for v in first] == made[:0:-1]
+    rest = api.spectator.get(f"villages?limit=2&before={first[-1]['id']}")["villages"]
+    assert [v["id"] for v in rest] == made[:1]
+    assert api.spectator.send("GET", "villages?limit=0").code == "bad_request"
+
+
 def test_an_objection_is_a_line_for_everyone_and_counts_down(api: Api):
     table = open_village(api, players=8, start=False)
     me = table.player(2)
