@@ -222,3 +222,26 @@ def test_auto_refresh_keeps_a_page_current_without_javascript(site, contexts, sh
     players[0].say("AUTO-REFRESH-LINE")
     expect(page.locator("#log")).to_contain_text("AUTO-REFRESH-LINE", timeout=25_000)
     shot(page, "17-no-javascript-lower-pane")
+
+
+def test_on_a_phone_the_panes_stack_and_the_controls_stay_reachable(site, contexts, shot):
+    phone = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+    (player,) = make_players(site, contexts, 1, prefix="s", **phone)
+    village_id = create_village(player)
+    player.sit(village_id, "スマホの人", 3)
+    player.open_screen(village_id)
+    up = player.page.locator("iframe[name=up]").bounding_box()
+    lower = player.page.locator("iframe[name=lower]").bounding_box()
+    assert up and lower
+    assert lower["y"] >= up["y"] + up["height"] - 1, "the lower pane is not below the upper one"
+    for box in (up, lower):
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 391, f"a pane leaves the screen: {box}"
+    # The talk box, its button and 異議あり fit on the screen and work.
+    for control in ("#talk-text", "#talk-form button[type=submit]", "#objection-button"):
+        box = player.up.locator(control).bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 391, f"{control}: {box}"
+    player.say("スマホから失礼します")
+    expect(player.lower.locator("#log")).to_contain_text("スマホから失礼します")
+    player.up.locator("#objection-button").tap()
+    expect(player.up.locator("#objections-left")).to_have_text("4")
+    shot(player.page, "18-phone-screen", full_page=True)
