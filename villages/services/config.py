@@ -2,26 +2,46 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 
 from villages.engine import Rules
 
+PREFIX = "JINRO_"
+_rules: Rules | None = None
+
 
 def rules() -> Rules:
-    """The engine's numbers from the `JINRO_*` settings."""
-    prefix = "JINRO_"
-    return Rules.from_mapping(
-        {
-            name[len(prefix) :]: getattr(settings, name)
-            for name in dir(settings)
-            if name.startswith(prefix)
-        }
-    )
+    """The engine's numbers from the `JINRO_*` settings.
+
+    Read on first use and kept (a push asks once per viewer, a page many times); a
+    changed setting (tests, `override_settings`) is read again.
+    """
+    global _rules
+    if _rules is None:
+        _rules = Rules.from_mapping(
+            {
+                name[len(PREFIX) :]: getattr(settings, name)
+                for name in dir(settings)
+                if name.startswith(PREFIX)
+            }
+        )
+    return _rules
+
+
+@receiver(setting_changed)
+def _read_rules_again(*, setting: str, **kwargs: Any) -> None:
+    global _rules
+    if setting.startswith(PREFIX):
+        _rules = None
 
 
 def flag(name: str) -> bool:
-    return bool(getattr(settings, f"JINRO_{name}"))
+    return bool(getattr(settings, f"{PREFIX}{name}"))
 
 
 def number(name: str) -> int:
-    return int(getattr(settings, f"JINRO_{name}"))
+    return int(getattr(settings, f"{PREFIX}{name}"))
