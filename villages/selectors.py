@@ -16,7 +16,7 @@ from django.utils import timezone
 from villages.engine import GameState, Phase
 from villages.engine import game as engine
 from villages.engine import visibility as vis
-from villages.models import Message, Seat, Village
+from villages.models import Message, Village
 from villages.services.config import rules
 from villages.services.errors import NotFound
 from villages.services.persist import Loaded, load, options_from_api, options_to_api
@@ -126,22 +126,60 @@ def messages_for(view: View, after: int = 0) -> list[dict[str, Any]]:
     return visible_messages(view.state, view.viewer, qs)
 
 
+def _alike(loaded: Loaded) -> dict[str, Any]:
+    """The parts of a state that every viewer of one snapshot sees alike: built once per
+    snapshot (a push builds a state for each of up to 23 viewers), again if it changed."""
+    state = loaded.state
+    key = (loaded.village.version, tuple(loaded.rows))
+    alike = loaded.memo.get("state")
+    if alike is None or alike["of"] is not state or alike["key"] != key:
+        alike = {
+            "of": state,
+            "key": key,
+            "village": village_dict(loaded.village, seated=len(loaded.rows)),
+            "rows": {
+                no: {
+                    "username": row.user.username if row.user else None,
+                    "icon": row.icon_id,
+                    "icon_url": row.icon.url if row.icon else None,
+                    "trip": row.trip,
+                }
+                for no, row in loaded.rows.items()
+            },
+            "votes": [
+                {
+                    "day": v.day,
+                    "round": v.round,
+                    "ballots": [
+                        {"voter": b.voter, "target": b.target, "weight": b.weight}
+                        for b in v.ballots
+                    ],
+                    "executed": v.executed,
+                }
+                for v in vis.vote_views(state)
+            ],
+        }
+        loaded.memo["state"] = alike
+    return alike
+
+
 def state_dict(view: View) -> dict[str, Any]:
-    state, village = view.state, view.village
+    state = view.state
     now = timezone.now()
     r = rules()
-    rows = view.loaded.rows
+    alike = _alike(view.loaded)
+    rows = alike["rows"]
     seats = []
     for sv in vis.seat_views(state, view.viewer):
-        row: Seat = rows[sv.no]
+        row = rows[sv.no]
         seats.append(
             {
                 "seat_no": sv.no,
                 "handle_name": sv.name,
-                "username": row.user.username if row.user else None,
-                "icon": row.icon_id,
-                "icon_url": row.icon.url if row.icon else None,
-                "trip": row.trip,
+                "username": row["username"],
+                "icon": row["icon"],
+                "icon_url": row["icon_url"],
+                "trip": row["trip"],
                 "dummy": sv.dummy,
                 "alive": sv.alive,
                 "role": sv.role.value if sv.role else None,
@@ -155,7 +193,7 @@ def state_dict(view: View) -> dict[str, Any]:
     me = vis.me_view(state, view.viewer)
     sudden = state.clock.sudden_death_at if state.phase in (Phase.DAY, Phase.NIGHT) else None
     return {
-        "village": village_dict(village, seated=len(view.loaded.rows)),
+        "village": dict(alike["village"]),
         "clock": {
             "virtual_seconds_left": engine.virtual_seconds_left(state, now, r),
             "phase_deadline": _iso(engine.phase_deadline(state)),
@@ -180,16 +218,6 @@ def state_dict(view: View) -> dict[str, Any]:
             "objections_left": me.objections_left,
             "will": me.will,
         },
-        "votes": [
-            {
-                "day": v.day,
-                "round": v.round,
-                "ballots": [
-                    {"voter": b.voter, "target": b.target, "weight": b.weight} for b in v.ballots
-                ],
-                "executed": v.executed,
-            }
-            for v in vis.vote_views(state)
-        ],
+        "votes": alike["votes"],
         "winner": state.winner.value if state.winner else None,
     }

@@ -77,6 +77,8 @@ class Loaded:
     rows: dict[int, SeatRow]
     state: GameState
     new_rows: dict[int, SeatRow] = field(default_factory=dict)
+    # What readers derive from this snapshot for every viewer alike (villages.selectors).
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def seat_of_user(self, user_id: int | None) -> SeatRow | None:
         if user_id is None:
