@@ -10,7 +10,6 @@ from ninja import Field, Query, Router, Status
 from jinro_site.apiauth import client_ip, optional_user, require_user
 from jinro_site.apischema import Body
 from villages import selectors
-from villages.engine.visibility import see_message
 from villages.models import Icon
 from villages.services import lifecycle, play
 
@@ -176,21 +175,17 @@ def messages(request: HttpRequest, village_id: int, after: int = 0) -> Json:
     "/villages/{village_id}/messages", response={200: Json, 201: Json}, summary="Talk, will, heaven"
 )
 def post_message(request: HttpRequest, village_id: int, payload: MessageIn) -> Status[Json]:
-    user = require_user(request)
     posted = play.post_message(
         village_id=village_id,
-        user=user,
+        user=require_user(request),
         text=payload.text,
         channel=payload.channel,
         volume=payload.volume,
     )
-    view = selectors.view_for(village_id, user.pk)
-    if posted is None:  # a will: kept until the morning after its writer's death
-        seat = view.state.seat(view.viewer) if view.viewer is not None else None
-        return Status(200, {"channel": "will", "will": seat.will if seat else ""})
-    seen = see_message(view.state, view.viewer, posted)
-    assert seen is not None  # a speaker always sees their own line
-    return Status(201, selectors.message_dict(posted, seen))
+    if posted.message is None:  # a will: kept until the morning after its writer's death
+        return Status(200, {"channel": "will", "will": posted.will})
+    assert posted.seen is not None  # a speaker always sees their own line
+    return Status(201, selectors.message_dict(posted.message, posted.seen))
 
 
 @router.post("/villages/{village_id}/vote", response=Json, summary="The day's execution vote")

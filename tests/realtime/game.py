@@ -60,7 +60,7 @@ class Game:
     def talk(self, seat_no: int, text: str, channel: str = "talk") -> Message | None:
         return play.post_message(
             village_id=self.village_id, user=self.user(seat_no), text=text, channel=channel
-        )
+        ).message
 
     def act(self, seat_no: int, action: str, *targets: int) -> bool:
         return play.night_action(

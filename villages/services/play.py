@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from villages.engine import Ability, Step, Volume
+from villages.engine import Ability, GameState, Step, Volume
 from villages.engine import game as engine
 from villages.engine.errors import BadRequest, NotSeated
+from villages.engine.visibility import MessageView, see_message
 from villages.models import Message, Seat
 
 from . import core
@@ -32,6 +34,15 @@ def _volume(value: str) -> Volume:
         raise BadRequest("声の大きさは strong / normal / weak のいずれかです。") from exc
 
 
+@dataclass(frozen=True)
+class Posted:
+    """What a post did, as its speaker sees it (the answer needs no second read)."""
+
+    message: Message | None  # the new line; None for a will, which waits for a death
+    seen: MessageView | None  # the speaker's view of the line (wolf talk at night, …)
+    will: str  # the speaker's will after the post
+
+
 def post_message(
     *,
     village_id: int,
@@ -39,24 +50,31 @@ def post_message(
     text: str,
     channel: str = "talk",
     volume: str = "normal",
-) -> Message | None:
-    """発言 / 遺言 / 霊話. Returns the new line (None for a will, which waits for a death)."""
+) -> Posted:
+    """発言 / 遺言 / 霊話."""
     rate_limit("post", str(user.pk), POST_LIMIT)
     vol = _volume(volume)
     if channel not in ("talk", "will", "heaven"):
         raise BadRequest("channel は talk / will / heaven のいずれかです。")
 
-    def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, None]:
+    def command(
+        loaded: Loaded, rng: random.Random, now: datetime
+    ) -> tuple[Step, tuple[int, GameState]]:
         seat = _user_seat(loaded, user).seat_no
         state, r = loaded.state, rules()
         if channel == "will":
-            new = engine.set_will(state, seat_no=seat, text=text, rules=r)
-            return Step(new, ()), None
-        speak = engine.heaven_talk if channel == "heaven" else engine.talk
-        return speak(state, seat_no=seat, text=text, volume=vol, rules=r, now=now), None
+            step = Step(engine.set_will(state, seat_no=seat, text=text, rules=r), ())
+        else:
+            speak = engine.heaven_talk if channel == "heaven" else engine.talk
+            step = speak(state, seat_no=seat, text=text, volume=vol, rules=r, now=now)
+        return step, (seat, step.state)
 
-    _, posted = core.run_posting(village_id, command)
-    return posted[0] if posted else None
+    (seat, state), lines = core.run_posting(village_id, command)
+    speaker = state.seat(seat)
+    will = speaker.will if speaker is not None else ""
+    if not lines:
+        return Posted(None, None, will)
+    return Posted(lines[0], see_message(state, seat, lines[0]), will)
 
 
 def object_(*, village_id: int, user: AbstractBaseUser) -> int:
