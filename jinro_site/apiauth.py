@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest
 from django.middleware.csrf import CsrfViewMiddleware
@@ -19,11 +21,17 @@ def _token(request: HttpRequest) -> str | None:
     return None
 
 
+_UNKNOWN: Any = object()
+
+
 def optional_user(request: HttpRequest) -> AbstractBaseUser | None:
     """The caller, or None for a spectator; a bad token is an error, not a spectator."""
     key = _token(request)
     if key is not None:
-        user = user_for_token(key)
+        # Looked up once per request (jinro_site.api checks the caller before the body).
+        user = request.__dict__.get("_token_user", _UNKNOWN)
+        if user is _UNKNOWN:
+            user = request.__dict__["_token_user"] = user_for_token(key)
         if user is None:
             raise NotAuthenticated("トークンが正しくありません。")
         return user
