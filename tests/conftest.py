@@ -282,15 +282,16 @@ async def channel_layer():
 
 
 @pytest.fixture(autouse=True)
-def _fast_password_hashing(settings: object) -> None:
-    """PBKDF2 costs ~0.4 s a password on this machine: tests hash with MD5 instead."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]
+def _test_settings(request: pytest.FixtureRequest) -> None:
+    """Settings for speed and safety, in every test that runs with Django (the engine's
+    tests also run without it: `pytest tests/engine -p no:django`).
 
-
-@pytest.fixture(autouse=True)
-def _local_cache(settings: object) -> None:
-    """Tests empty the cache freely; with REDIS_URL the site's cache is Redis, whose
-    FLUSHDB would also drop the Celery queue that a test's worker is reading."""
-    settings.CACHES = {  # type: ignore[attr-defined]
-        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
-    }
+    * PBKDF2 costs ~0.4 s a password on this machine: tests hash with MD5 instead.
+    * Tests empty the cache freely; with REDIS_URL the site's cache is Redis, whose
+      FLUSHDB would also drop the Celery queue that a test's worker is reading.
+    """
+    if not request.config.pluginmanager.hasplugin("django"):
+        return
+    settings = request.getfixturevalue("settings")
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
