@@ -711,6 +711,25 @@ def owed_actions(state: GameState) -> list[Seat]:
 _NIGHTLY_DUTY = {Role.SEER: Ability.DIVINE, Role.GUARD: Ability.GUARD, Role.CUPID: Ability.CUPID}
 
 
+def duties(state: GameState, seat_no: int) -> tuple[str, ...]:
+    """What the seat still owes now: ("vote",) by day, its night ability at night, or ().
+
+    Every action of the game is a duty, so this is also what the seat may do now; the
+    screens offer these actions and the bots act on them.
+    """
+    if state.phase is Phase.DAY:
+        return ("vote",) if any(x.no == seat_no for x in owed_votes(state)) else ()
+    if state.phase is not Phase.NIGHT:
+        return ()
+    for x in owed_actions(state):
+        if x.no == seat_no:
+            if x.role is Role.WOLF:
+                return (Ability.ATTACK.value,)
+            if x.role is not None and x.role in _NIGHTLY_DUTY:
+                return (_NIGHTLY_DUTY[x.role].value,)
+    return ()
+
+
 def _duty_applies(ability: Ability, day: int) -> bool:
     """The guard acts from night 2, the cupid on night 1 only."""
     if ability is Ability.GUARD:

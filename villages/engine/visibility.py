@@ -105,9 +105,13 @@ def partners(state: GameState, seat_no: int) -> list[int]:
 
 def knows_role(state: GameState, viewer: int | None, seat: Seat) -> bool:
     me = _viewer(state, viewer)
+    return _knows_role(me, _sees_all(state, me), seat)
+
+
+def _knows_role(me: Seat | None, sees_all: bool, seat: Seat) -> bool:
     if seat.role is None:
         return False
-    if _sees_all(state, me):
+    if sees_all:
         return True
     if me is None:
         return False
@@ -120,9 +124,13 @@ def knows_role(state: GameState, viewer: int | None, seat: Seat) -> bool:
 
 def known_sub_roles(state: GameState, viewer: int | None, seat: Seat) -> frozenset[SubRole]:
     me = _viewer(state, viewer)
-    if _sees_all(state, me):
+    return _known_sub_roles(me, _sees_all(state, me), seat)
+
+
+def _known_sub_roles(me: Seat | None, sees_all: bool, seat: Seat) -> frozenset[SubRole]:
+    if sees_all:
         return seat.sub_roles
-    if me is None:
+    if me is None or not (seat.sub_roles or me.no == seat.no):
         return frozenset()
     known: set[SubRole] = set()
     if me.no == seat.no:
@@ -145,11 +153,14 @@ class SeatView:
 
 
 def seat_views(state: GameState, viewer: int | None) -> list[SeatView]:
-    voted = {b.voter for b in state.current_ballots()} if state.phase is Phase.DAY else set()
+    day = state.phase is Phase.DAY
+    voted = {b.voter for b in state.current_ballots()} if day else set()
+    me = _viewer(state, viewer)
+    sees_all = _sees_all(state, me)
     views = []
     for x in state.seats:
-        role_known = knows_role(state, viewer, x)
-        subs = known_sub_roles(state, viewer, x)
+        role_known = _knows_role(me, sees_all, x)
+        subs = _known_sub_roles(me, sees_all, x)
         views.append(
             SeatView(
                 no=x.no,
@@ -158,7 +169,7 @@ def seat_views(state: GameState, viewer: int | None) -> list[SeatView]:
                 dummy=x.dummy,
                 role=x.role if role_known else None,
                 sub_roles=subs if (role_known or subs) else None,
-                has_voted=(x.no in voted) if state.phase is Phase.DAY and x.alive else None,
+                has_voted=(x.no in voted) if day and x.alive else None,
                 death_cause=x.death_cause if role_known and not x.alive else None,
             )
         )
@@ -219,6 +230,15 @@ class MeView:
     action_done: bool
     objections_left: int
     will: str
+    # Tonight's choice as the viewer knows it: its own, or the pack's for a wolf.
+    night_action: NightActionView | None = None
+
+
+@dataclass(frozen=True)
+class NightActionView:
+    ability: str
+    seat_no: int  # who chose it (for the pack, the wolf whose choice it is)
+    targets: tuple[int, ...]
 
 
 def me_view(state: GameState, viewer: int | None) -> MeView | None:
@@ -226,14 +246,22 @@ def me_view(state: GameState, viewer: int | None) -> MeView | None:
     if me is None:
         return None
     vote = next((b.target for b in state.current_ballots() if b.voter == me.no), None)
+    tonight = None
     if state.phase is Phase.DAY:
         done = vote is not None
     elif state.phase is Phase.NIGHT:
-        done = any(
-            a.day == state.day
-            and (a.seat_no == me.no or (a.ability is Ability.ATTACK and me.role is Role.WOLF))
-            for a in state.actions
+        chosen = next(
+            (
+                a
+                for a in state.actions
+                if a.day == state.day
+                and (a.seat_no == me.no or (a.ability is Ability.ATTACK and me.role is Role.WOLF))
+            ),
+            None,
         )
+        done = chosen is not None
+        if chosen is not None:
+            tonight = NightActionView(chosen.ability.value, chosen.seat_no, chosen.targets)
     else:
         done = me.start_voted if state.phase is Phase.WAITING else False
     return MeView(
@@ -247,6 +275,7 @@ def me_view(state: GameState, viewer: int | None) -> MeView | None:
         action_done=done,
         objections_left=me.objections_left,
         will=me.will,
+        night_action=tonight,
     )
 
 
