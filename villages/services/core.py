@@ -7,6 +7,8 @@ Two requests at the same moment never both count: PostgreSQL holds the row with
 
 from __future__ import annotations
 
+import copy
+import logging
 import random
 from collections.abc import Callable
 from datetime import datetime
@@ -19,13 +21,15 @@ from django.utils import timezone
 
 from villages.engine import GameState, Phase, Post, Step
 from villages.engine import game as engine
-from villages.engine.events import GameOver, Kicked, Started
+from villages.engine.events import Event, GameOver, Kicked, Started
 from villages.models import Message, Village
 
 from . import push
 from .config import rules
-from .errors import Busy, NotFound
-from .persist import Loaded, game_json, load, save_records, save_seats
+from .errors import Busy, NotFound, StorageConflict
+from .persist import SNAPSHOTS, Loaded, game_json, save_records, save_seats, snapshot
+
+logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 Command = Callable[[Loaded, random.Random, datetime], tuple[Step, T]]
@@ -78,20 +82,31 @@ def run_posting(
                 )
                 if village is None:
                     raise NotFound("村が見つかりません。")
-                loaded = load(village)
+                loaded = snapshot(village)
                 at = now or timezone.now()
                 rng = random.Random(f"{village.seed}:{village.version}")
                 step, value = command(loaded, rng, at)
                 return value, _save(loaded, step, at)
-        except (_VersionConflict, IntegrityError):
-            continue
+        except _VersionConflict:
+            continue  # another process saved first: run the command again on its version
+        except IntegrityError as error:
+            # Not a race (those are version conflicts): a constraint the command broke is
+            # a bug. Say what it was, and refuse, with nothing saved.
+            logger.error(
+                "village %s: %s broke a database constraint: %s",
+                village_id,
+                getattr(command, "__qualname__", command),
+                error,
+            )
+            raise StorageConflict() from error
     raise Busy()
 
 
 def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
-    village, old, new = loaded.village, loaded.state, step.state
+    old, new = loaded.state, step.state
     if not step.events and new == old:
         return []
+    village = copy.copy(loaded.village)  # the loaded version stays as it was
     fields = {
         "status": status_of(new),
         "phase": new.phase.value,
@@ -114,7 +129,7 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
         setattr(village, name, value)
     village.version += 1
     kicked = {e.seat_no for e in step.events if isinstance(e, Kicked)}
-    save_seats(loaded, new, kicked)
+    rows = save_seats(loaded, new, kicked)
     save_records(village, old, new)
     posts = [e for e in step.events if isinstance(e, Post)]
     messages = Message.objects.bulk_create(
@@ -132,24 +147,20 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
         )
         for p in posts
     )
-    others = [e for e in step.events if not isinstance(e, Post)]
-    # The push shows this commit's state (no second read) and skips the state frames
-    # when only lines were added (a monologue, heaven talk, talk in real time).
-    committed = Loaded(
-        village, {s.no: loaded.rows.get(s.no) or loaded.new_rows[s.no] for s in new.seats}, new
-    )
-    transaction.on_commit(
-        partial(
-            push.publish,
-            village.pk,
-            [m.pk for m in messages],
-            others,
-            committed=committed,
-            messages=messages,
-            state_changed=new != old,
-        )
-    )
+    kicked_users = loaded.kicked_users | {
+        loaded.rows[no].user_id for no in kicked if loaded.rows[no].user_id
+    }
+    committed = Loaded(village, rows, new, kicked_users=kicked_users)
+    transaction.on_commit(partial(_committed, loaded, committed, step.events, messages))
     return messages
+
+
+def _committed(
+    before: Loaded, after: Loaded, events: tuple[Event, ...], messages: list[Message]
+) -> None:
+    """The commit is durable: keep its snapshot for the next reader, and push it."""
+    SNAPSHOTS.put(after)
+    push.publish(before, after, events, messages)
 
 
 def no_change(loaded: Loaded) -> Step:

@@ -39,9 +39,24 @@ class Busy(ServiceError):
     default_message = _("混み合っています。もう一度お試しください。")
 
 
+class Banned(ServiceError):
+    """A ban in force (SPEC §11c); the message says its kind, reason and end."""
+
+    code = "banned"
+    default_message = _("このアカウントは利用停止中です。")
+
+
+class StorageConflict(ServiceError):
+    """The database refused what a command wrote: a bug, logged where it happened."""
+
+    code = "conflict"
+    default_message = _("保存できませんでした。管理者に連絡してください。")
+
+
 HTTP_STATUS: dict[str, int] = {
     "not_authenticated": 401,
     "forbidden": 403,
+    "banned": 403,
     "not_seated": 403,
     "not_your_ability": 403,
     "dead": 403,
@@ -56,6 +71,7 @@ HTTP_STATUS: dict[str, int] = {
     "too_few_players": 409,
     "too_many_villages": 409,
     "busy": 409,
+    "conflict": 409,
     "rate_limited": 429,
 }
 

@@ -8,6 +8,9 @@ only what a command added.
 
 from __future__ import annotations
 
+import copy
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -71,14 +74,21 @@ def options_to_api(options: Options) -> dict[str, Any]:
 
 @dataclass
 class Loaded:
-    """A village's rows and the engine state built from them."""
+    """A village's rows and the engine state built from them: one committed version.
+
+    A snapshot is shared (see `snapshot`) and never changed once built: a write makes the
+    next version's rows as copies (`save_seats`). Only `new_rows` (seats a command is
+    adding) and `memo` (what readers derive from it) are filled in afterwards.
+    """
 
     village: Village
     rows: dict[int, SeatRow]
     state: GameState
     new_rows: dict[int, SeatRow] = field(default_factory=dict)
-    # What readers derive from this snapshot for every viewer alike (villages.selectors).
-    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # Users kicked from this village: they may not sit again, and their screens say so.
+    kicked_users: frozenset[int] = frozenset()
+    # What readers derive from this snapshot (villages.selectors, the push).
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def seat_of_user(self, user_id: int | None) -> SeatRow | None:
         if user_id is None:
@@ -181,14 +191,104 @@ def state_from_rows(
 
 
 def load(village: Village) -> Loaded:
-    rows = list(village.seats.filter(kicked=False).select_related("icon", "user"))
+    every = list(village.seats.select_related("icon", "user"))
+    rows = [r for r in every if not r.kicked]
     state = state_from_rows(
         village,
         rows,
         list(BallotRow.objects.filter(village=village)),
         list(NightActionRow.objects.filter(village=village)),
     )
-    return Loaded(village=village, rows={r.seat_no: r for r in rows}, state=state)
+    return Loaded(
+        village=village,
+        rows={r.seat_no: r for r in rows},
+        state=state,
+        kicked_users=frozenset(r.user_id for r in every if r.kicked and r.user_id),
+    )
+
+
+class _Snapshots:
+    """Committed versions of villages, shared by the readers and writers of this process.
+
+    Every write bumps `Village.version` (a compare-and-set in `services.core`), so a
+    village's rows at one version are a snapshot that can no longer change; the key also
+    holds the seed, as ids may come back (a rolled-back test, a restored backup).
+    """
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._data: OrderedDict[tuple[int, int, int], Loaded] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(village: Village) -> tuple[int, int, int]:
+        return (village.pk, village.version, village.seed)
+
+    def get(self, village: Village) -> Loaded | None:
+        with self._lock:
+            found = self._data.get(self.key(village))
+            if found is not None:
+                self._data.move_to_end(self.key(village))
+            return found
+
+    def put(self, loaded: Loaded) -> None:
+        with self._lock:
+            self._data[self.key(loaded.village)] = loaded
+            self._data.move_to_end(self.key(loaded.village))
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+
+SNAPSHOTS = _Snapshots()
+
+
+_STATE_FIELDS = ("created_at", "capacity", "options", "phase", "day", "winner", "abandoned", "game")
+
+
+def snapshot(village: Village) -> Loaded:
+    """The village at `village.version`, from this process's snapshots or the database.
+
+    `village` is a row just read (by a writer under its lock): the snapshot is given that
+    object, so that what the writer then changes on it is its own. A snapshot whose row
+    differs from it (written behind the services' back: a restored backup, a test) is
+    not used.
+    """
+    found = SNAPSHOTS.get(village)
+    if found is not None and any(
+        getattr(found.village, f) != getattr(village, f) for f in _STATE_FIELDS
+    ):
+        found = None
+    if found is None:
+        found = load(village)
+        SNAPSHOTS.put(found)
+    elif found.village is not village:
+        found = Loaded(
+            village, found.rows, found.state, kicked_users=found.kicked_users, memo=found.memo
+        )
+    return found
+
+
+def snapshot_of(village_id: int) -> Loaded | None:
+    """The village as committed now (one small query when its version is known here)."""
+    found = (
+        Village.objects.filter(pk=village_id).values_list("version", "seed", "created_at").first()
+    )
+    if found is None:
+        return None
+    probe = Village(pk=village_id, version=found[0], seed=found[1])
+    cached = SNAPSHOTS.get(probe)
+    if cached is not None and cached.village.created_at == found[2]:
+        return cached
+    village = Village.objects.filter(pk=village_id).first()
+    if village is None:
+        return None
+    loaded = load(village)
+    SNAPSHOTS.put(loaded)
+    return loaded
 
 
 # ---------------------------------------------------------------------------
@@ -249,17 +349,23 @@ def _seat_values(seat: Seat) -> dict[str, Any]:
     }
 
 
-def save_seats(loaded: Loaded, new: GameState, kicked: set[int]) -> None:
-    """Write changed seats, insert new ones, mark kicked ones, delete those who left."""
+def save_seats(loaded: Loaded, new: GameState, kicked: set[int]) -> dict[int, SeatRow]:
+    """Write changed seats, insert new ones, mark kicked ones, delete those who left.
+
+    Returns the rows of the new version. The loaded rows are left as they were (they may
+    be a snapshot that other readers hold): a changed seat's row is a copy.
+    """
     present = {s.no for s in new.seats}
     for no, row in loaded.rows.items():
         if no in present:
             continue
+        gone = copy.copy(row)
         if no in kicked:
-            row.kicked = True
-            row.save(update_fields=["kicked"])
+            gone.kicked = True
+            gone.save(update_fields=["kicked"])
         else:
-            row.delete()
+            gone.delete()
+    rows: dict[int, SeatRow] = {}
     changed: list[SeatRow] = []
     for seat in new.seats:
         values = _seat_values(seat)
@@ -268,13 +374,15 @@ def save_seats(loaded: Loaded, new: GameState, kicked: set[int]) -> None:
             for name, value in values.items():
                 setattr(row, name, value)
             row.save()
-            continue
-        if any(getattr(row, name) != value for name, value in values.items()):
+        elif any(getattr(row, name) != value for name, value in values.items()):
+            row = copy.copy(row)
             for name, value in values.items():
                 setattr(row, name, value)
             changed.append(row)
+        rows[seat.no] = row
     if changed:
         SeatRow.objects.bulk_update(changed, list(SEAT_FIELDS))
+    return rows
 
 
 def save_records(village: Village, old: GameState, new: GameState) -> None:
