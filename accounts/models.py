@@ -38,3 +38,37 @@ class Profile(models.Model):
         self.api_token = new_token()
         self.save(update_fields=["api_token"])
         return self.api_token
+
+
+class Ban(models.Model):
+    """利用停止 (SPEC §11c): what a user may no longer do, why, and until when."""
+
+    class Kind(models.TextChoices):
+        CREATE = "create", _("村の作成")
+        TALK = "talk", _("発言")
+        PLAY = "play", _("村への参加と投票・行動")
+        LOGIN = "login", _("ログイン")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bans"
+    )
+    kind = models.CharField(_("種類"), max_length=10, choices=Kind.choices)
+    reason = models.CharField(_("理由"), max_length=200)
+    until = models.DateTimeField(_("期限"), null=True, blank=True, help_text=_("空欄は無期限"))
+    created_at = models.DateTimeField(_("作成"), auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["user", "kind"])]
+        verbose_name = _("利用停止")
+        verbose_name_plural = _("利用停止")
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.get_kind_display()}"

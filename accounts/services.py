@@ -12,6 +12,7 @@ from villages.engine.errors import BadRequest, NameTaken
 from villages.services.errors import NotAuthenticated
 from villages.services.ratelimit import LOGIN_LIMIT, REGISTER_LIMIT, rate_limit
 
+from .backends import login_banned
 from .models import Profile
 
 
@@ -50,9 +51,15 @@ def token_for(*, username: str, password: str, ip: str | None) -> str:
 
 
 def user_for_token(key: str) -> AbstractBaseUser | None:
+    """The token's user, unless it is inactive or banned from logging in (one query)."""
     if not key:
         return None
-    profile = Profile.objects.select_related("user").filter(api_token=key).first()
-    if profile is None or not profile.user.is_active:
+    user = (
+        get_user_model()
+        .objects.filter(profile__api_token=key)
+        .annotate(login_banned=login_banned())
+        .first()
+    )
+    if user is None or not user.is_active or user.login_banned:
         return None
-    return profile.user
+    return user

@@ -75,7 +75,7 @@ def register(request: HttpRequest) -> HttpResponse:
             except RuleError as exc:
                 error, status = error_text(exc.message), http_status(exc)
             else:
-                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                login(request, user, backend="accounts.backends.BanAwareBackend")
                 messages.success(request, _("登録しました。ようこそ！"))
                 nxt = request.POST.get("next", "")
                 safe = url_has_allowed_host_and_scheme(nxt, allowed_hosts={request.get_host()})
