@@ -19,6 +19,7 @@ import asyncio
 import logging
 from typing import Any
 
+from channels.layers import InMemoryChannelLayer as _InMemory
 from channels_redis import pubsub
 from redis.asyncio.client import PubSub
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -102,6 +103,24 @@ class _LoopLayer(pubsub.RedisPubSubLoopLayer):
 
 
 class RedisPubSubChannelLayer(pubsub.RedisPubSubChannelLayer):
+    async def listening(self, groups: list[str]) -> set[str]:
+        """The groups that some process subscribes to now (one NUMSUB per shard)."""
+        layer = self._get_layer()
+        by_shard: dict[Any, dict[str, str]] = {}
+        for group in groups:
+            channel = layer._get_group_channel_name(group)
+            by_shard.setdefault(layer._get_shard(channel), {})[channel] = group
+        found: set[str] = set()
+        for shard, names in by_shard.items():
+            async with shard._lock:
+                shard._ensure_redis()
+                counts = await shard._redis.pubsub_numsub(*names)
+            for channel, count in counts:
+                name = channel.decode() if isinstance(channel, bytes) else channel
+                if count and name in names:
+                    found.add(names[name])
+        return found
+
     def _get_layer(self) -> Any:
         loop = asyncio.get_running_loop()
         layer = self._layers.get(loop)
@@ -115,3 +134,14 @@ class RedisPubSubChannelLayer(pubsub.RedisPubSubChannelLayer):
 def _where(host: dict[str, Any]) -> str:
     address = str(host.get("address", host.get("host", "?")))
     return address.rsplit("@", 1)[-1]  # never log a password
+
+
+class InMemoryChannelLayer(_InMemory):
+    """channels' in-memory layer (one process: the embedded site), which also says which
+    groups have members, so that a push computes frames only for viewers who watch."""
+
+    def listening_now(self, groups: list[str]) -> set[str]:
+        return {group for group in groups if self.groups.get(group)}
+
+    async def listening(self, groups: list[str]) -> set[str]:
+        return self.listening_now(groups)

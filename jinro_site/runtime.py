@@ -102,6 +102,26 @@ def group_send_sync(group: str, message: dict) -> None:
     async_to_sync(get_channel_layer().group_send)(group, message)
 
 
+def listening_sync(groups: Sequence[str]) -> set[str]:
+    """Which of `groups` have a member now, in any process (every group, for a layer that
+    cannot tell). A socket joins its groups before it reads the database, so one that
+    joins after this answer reads what the caller committed before asking."""
+    layer = get_channel_layer()
+    if not groups:
+        return set()
+    now = getattr(layer, "listening_now", None)
+    if now is not None:  # in-process: no hop to the loop
+        return now(list(groups))
+    ask = getattr(layer, "listening", None)
+    if ask is None:
+        return set(groups)
+    try:
+        return async_to_sync(ask)(list(groups))
+    except Exception:
+        logger.warning("channel layer: could not tell who listens", exc_info=True)
+        return set(groups)
+
+
 def group_send_many_sync(sends: Sequence[tuple[str, dict]]) -> list[BaseException]:
     """Send each `(group, message)` in order from synchronous code, in one hop to the loop.
 

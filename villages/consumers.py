@@ -2,21 +2,24 @@
 
 Who is watching: the session's user (AuthMiddlewareStack) or `?token=<API token>`; the
 viewer is that user's seat in the village, else a spectator. The socket joins only its
-viewer's group (`villages.groups.viewer_group`) and the village's roster signal, and
-relays what `villages.services.push` computed for that viewer. Every frame, pushed or
-read here from the database, comes from `villages.selectors`, i.e. from the engine's
-visibility function: a socket carries nothing its user may not see at that moment.
+viewer's group (`villages.groups`), the village's roster signal and its user's group, and
+relays what `villages.services.push` computed for that viewer. Every frame, pushed or read
+here from the database, comes from `villages.selectors` / `villages.screenview`, i.e. from
+the engine's visibility function: a socket carries nothing its user may not see at that
+moment, and nothing at all for a change it may not see.
 
-Server → client frames (one JSON object per WebSocket message, each with `type`):
+Two flavours share one endpoint:
 
-* API.md's `state` `{"state": State}`, `message` `{"message": Message}`, `objection`
-  `{"seat_no"}`, `revote` `{"day", "round"}`, `dawn` `{"day"}`, `game_over` `{"winner"}`;
-* extras: `alert` `{"seconds_left"}` (the sudden-death warning sound); `log`
-  `{"messages": [Message]}` — what the viewer may see has widened (its death, the end of
-  the game): after the commit's own lines (sent as `message` frames, like any others),
-  the whole log as the viewer now sees it, to replace the one on screen;
-  `error` `{"error": {"code", "message"}}` before the server closes the socket
-  (4401 bad token, 4404 no such village).
+**API.md's JSON frames** (the default; bots and clients). Server → client: `state`
+`{"state": State}`, `message` `{"message": Message}`, `objection` `{"seat_no"}`, `revote`
+`{"day", "round"}`, `dawn` `{"day"}`, `game_over` `{"winner"}`; extras: `alert`
+`{"seconds_left"}` (the sudden-death warning sound); `log` `{"messages": [Message]}` — what
+the viewer may see has widened (its death, the end of the game): after the commit's own
+lines (sent as `message` frames), the whole log as the viewer now sees it; `hidden`
+`{"id"}` and `shown` `{"message"}` — the staff hid a line, or showed it again; `error`
+`{"error": {"code", "message"}}` (before the server closes the socket: 4401 bad token,
+4403 the account was banned from logging in, 4404 no such village; or `banned`, when the
+user's account was banned from playing or talking).
 
 Client → server: `{"type": "resume", "after": <last message id>}` sends every visible
 message with a larger id, in order, before any new one (send it first, right after the
@@ -24,12 +27,21 @@ socket opens: until the first client frame, or HOLD_SECONDS, pushed frames are h
 that nothing new overtakes the missed ones). `?after=<id>` on the URL does the same at
 connection time.
 
+**The game screen** (`?screen=1`, `static/villages/js/jinro.js`): HTML drawn by the site's
+templates (`villages.views.parts`), one frame `{"type": "screen", ...}` per change:
+`parts` `[[id, html, digest]]` (elements to replace by id), `lines` `[[id, pane, phase,
+html]]` (new lines of the log or the heaven pane), `hide` `[id]`, `restore` (lines shown
+again, like `lines`), `cues` `[{"kind", "text"}]` (sounds and the cue box) and `marks` (of
+the hidden lines). The client's first frame is `{"type": "resume", "after", "parts": {id:
+digest}, "marks", "lang"}`: what its page shows, from which the socket sends only what
+differs.
+
 Ordering: the socket tracks `cursor`, the village message id up to which it has handled
 every line (sent it or found it invisible). A pushed line at or below the cursor is a
-duplicate and skipped; a push whose preceding line is above the cursor reveals a lost or
-overtaken push (Redis restarted, another node's push arrived first), and the gap is read
-from the database before going on. After the layer reconnects to Redis the socket also
-catches up from the database, so a restart loses nothing.
+duplicate and skipped; a push whose preceding visible line is above the cursor reveals a
+lost or overtaken push (Redis restarted, another node's push arrived first), and the gap
+is read from the database before going on. After the layer reconnects to Redis the socket
+also catches up from the database, so a restart loses nothing.
 """
 
 from __future__ import annotations
@@ -38,23 +50,37 @@ import asyncio
 import functools
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 from django.db import connections
+from django.utils import translation
 
-from villages.groups import VILLAGE_EVENTS, VILLAGE_ROSTER, roster_group, viewer_group
+from villages.groups import (
+    USER_CHANGED,
+    VILLAGE_EVENTS,
+    VILLAGE_ROSTER,
+    VILLAGE_SCREEN,
+    roster_group,
+    screen_group,
+    user_group,
+    viewer_group,
+)
 
 logger = logging.getLogger(__name__)
 
 CLOSE_NOT_AUTHENTICATED = 4401
+CLOSE_BANNED = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_TRY_AGAIN = 1013
 NOTHING = 1 << 62  # an `after` that reads no line: the state alone
+_NOT_CUES = frozenset({"message", "state", "shown", "hidden"})
+LANGUAGES = {code for code, _name in settings.LANGUAGES}
 
 
 @dataclass
@@ -66,6 +92,22 @@ class Snapshot:
     last: int  # the village's last message id when read
     state: dict[str, Any]
     messages: list[dict[str, Any]]  # visible lines with after < id <= last
+    standing: Any = None  # the user's bans and kick (screens only)
+
+
+@dataclass
+class Screen:
+    """A screen's view drawn now: every part, the lines after a point, maybe the logs."""
+
+    viewer: int | None
+    version: int
+    last: int
+    parts: dict[str, tuple[str, str]]  # id -> (html, digest)
+    lines: list[list[Any]]  # [id, pane, phase, html]
+    marks: str
+    local: Any  # villages.views.standing.Local: what the screen knows of its person
+    send: set[str]  # the parts a client receives (a player list stands for its rows)
+    logs: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def in_thread(func: Any) -> Any:
@@ -85,24 +127,29 @@ def in_thread(func: Any) -> Any:
     return database_sync_to_async(call, thread_sensitive=False)
 
 
-def read_snapshot(village_id: int, user_id: int | None, *, after: int) -> Snapshot | None:
-    """The user's viewer, state and visible lines after `after` (None: no such village)."""
-    from villages.models import Message, Village
-    from villages.selectors import View, state_dict, visible_messages
-    from villages.services.persist import load
+def _last_id(village_id: int) -> int:
+    from villages.models import Message
 
-    # The last id first: lines of one village are written under its row lock, so every
-    # line up to it is committed, and the state read next is at least that new.
-    last = (
+    # Read first: lines of one village are written under its row lock, so every line up
+    # to it is committed, and the state read next is at least that new.
+    return (
         Message.objects.filter(village_id=village_id)
         .order_by("-id")
         .values_list("id", flat=True)
         .first()
     ) or 0
-    village = Village.objects.filter(pk=village_id).first()
-    if village is None:
+
+
+def read_snapshot(village_id: int, user_id: int | None, *, after: int) -> Snapshot | None:
+    """The user's viewer, state and visible lines after `after` (None: no such village)."""
+    from villages.models import Message
+    from villages.selectors import View, state_dict, visible_messages
+    from villages.services.persist import snapshot_of
+
+    last = _last_id(village_id)
+    loaded = snapshot_of(village_id)
+    if loaded is None:
         return None
-    loaded = load(village)
     row = loaded.seat_of_user(user_id)
     viewer = row.seat_no if row is not None else None
     lines = Message.objects.filter(
@@ -110,11 +157,62 @@ def read_snapshot(village_id: int, user_id: int | None, *, after: int) -> Snapsh
     ).order_by("id")
     return Snapshot(
         viewer=viewer,
-        version=village.version,
+        version=loaded.village.version,
         last=last,
         state=state_dict(View(loaded, viewer)),
         messages=visible_messages(loaded.state, viewer, lines) if last > after else [],
     )
+
+
+def read_screen(
+    village_id: int, user_id: int | None, *, after: int, lang: str, logs: bool
+) -> Screen | None:
+    """The user's screen as it should be now: every part, and the lines after `after`."""
+    from villages.models import Message
+    from villages.screenview import line_input, parts_of, speakers
+    from villages.selectors import View, visible_messages
+    from villages.services.persist import snapshot_of
+    from villages.views import parts as render
+    from villages.views.render import log_marks
+    from villages.views.screen import log_parts
+    from villages.views.standing import local_for
+
+    last = _last_id(village_id)
+    loaded = snapshot_of(village_id)
+    if loaded is None:
+        return None
+    row = loaded.seat_of_user(user_id)
+    viewer = row.seat_no if row is not None else None
+    view = View(loaded, viewer)
+    with translation.override(lang):
+        local = local_for(user_id, loaded)
+        parts = parts_of(view)
+        drawn = render.render_parts(parts, parts, local)
+        screen = Screen(
+            viewer=viewer,
+            version=loaded.village.version,
+            last=last,
+            parts={k: (html, render.digest(html)) for k, html in drawn.items()},
+            send=set(render.to_send(drawn)) | set(render.LOGS),
+            lines=[],
+            marks=log_marks(village_id),
+            local=local,
+        )
+        if last > after:
+            rows = Message.objects.filter(
+                village_id=village_id, hidden=False, id__gt=after, id__lte=last
+            ).order_by("id")
+            who = speakers(loaded)
+            ended = loaded.state.phase.value == "ended"
+            for m in visible_messages(loaded.state, viewer, rows):
+                line = line_input(m, who, ended=ended)
+                screen.lines.append(
+                    [m["id"], line["into"], render.phase_key(m), render.line_html(line)]
+                )
+        if logs:
+            for part_id, html in log_parts(view).items():
+                screen.logs[part_id] = (html, render.digest(html))
+    return screen
 
 
 def resolve_viewer(village_id: int, user_id: int | None) -> tuple[bool, int | None]:
@@ -139,6 +237,13 @@ def user_for_token(key: str) -> Any:
     return lookup(key)
 
 
+def user_standing(user_id: int) -> tuple[bool, str]:
+    """(the user may still log in, the notice of a ban in force or "")."""
+    from accounts.bans import notice_for, user_may_log_in
+
+    return user_may_log_in(user_id), notice_for(user_id)
+
+
 class VillageConsumer(AsyncJsonWebsocketConsumer):
     """One socket watching one village, as one viewer."""
 
@@ -155,8 +260,14 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         self._lock = asyncio.Lock()
         self._hold_task: asyncio.Future[None] | None = None
         self._closed = False
-
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        self.screen = query.get("screen", [""])[0] == "1"
+        # The screen's own view of what its page shows.
+        self.lang = settings.LANGUAGE_CODE
+        self.shown: dict[str, str] = {}
+        self.part_versions: dict[str, int] = {}
+        self.marks = ""
+
         await self.accept()
         if not await self._identify(query.get("token", [""])[0]):
             await self._fail(
@@ -169,16 +280,22 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
             return
         try:
             await self._join(roster_group(self.village_id))
-            await self._join(viewer_group(self.village_id, seat))
+            if self.user_id is not None:
+                await self._join(user_group(self.user_id))
+            await self._join(self._group(seat))
         except Exception:
             logger.warning("village %s: channel layer unavailable", self.village_id, exc_info=True)
             self._closed = True
             await self.close(code=CLOSE_TRY_AGAIN)
             return
         self.viewer = seat
-
         after = _int(query.get("after", [None])[0])
         async with self._lock:
+            if self.screen:
+                # The page says what it shows in its first frame; until then, hold.
+                self.held = []
+                self._hold_task = asyncio.ensure_future(self._release_later())
+                return
             snap = await self._sync_viewer(after=NOTHING if after is None else after)
             if snap is None:
                 return
@@ -191,6 +308,11 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
                 self.anchor = after
                 self.cursor = max(after, snap.last)
                 await self._emit([{"type": "message", "message": m} for m in snap.messages])
+
+    def _group(self, viewer: int | None) -> str:
+        if self.screen:
+            return screen_group(self.village_id, viewer)
+        return viewer_group(self.village_id, viewer)
 
     async def disconnect(self, code: int) -> None:
         self._closed = True
@@ -215,15 +337,17 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
             content = None
         async with self._lock:
             kind = content.get("type") if isinstance(content, dict) else None
-            after = _int(content.get("after")) if kind == "resume" else None
-            if after is not None:
+            after = _int(content.get("after")) if kind in ("resume", "hello") else None
+            if kind == "hello" and self.screen:
+                await self._hello(after, content)
+            elif after is not None:
                 await self._resume(after)  # before anything held: the missed lines first
             await self._release()
             if kind is None:
                 await self._error("bad_request", "JSON のオブジェクトを送ってください。")
             elif kind == "resume" and after is None:
                 await self._error("bad_request", "after にメッセージ ID を指定してください。")
-            elif kind not in ("resume", "ping"):
+            elif kind not in ("resume", "ping", "hello"):
                 await self._error("bad_request", "未知の type です。")
 
     async def _resume(self, after: int) -> None:
@@ -238,12 +362,31 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         await self._emit([{"type": "message", "message": m} for m in lines])
         await self._emit_state(snap)
 
+    async def _hello(self, after: int | None, content: dict[str, Any]) -> None:
+        """A page (or a pane of it) says what it shows: send it what differs from now,
+        and the lines after its last one (`after`; None for a page without a log)."""
+        lang = content.get("lang")
+        if isinstance(lang, str) and lang in LANGUAGES:
+            self.lang = lang
+        shown = content.get("parts")
+        if isinstance(shown, dict):
+            self.shown.update({str(k): str(v) for k, v in shown.items()})
+        if isinstance(content.get("marks"), str):
+            self.marks = content["marks"]
+        await self._redraw(after=after)
+
     # -- channel layer -> server -------------------------------------------------------
 
     async def village_events(self, envelope: dict[str, Any]) -> None:
         await self._handle(envelope)
 
+    async def village_screen(self, envelope: dict[str, Any]) -> None:
+        await self._handle(envelope)
+
     async def village_roster(self, envelope: dict[str, Any]) -> None:
+        await self._handle(envelope)
+
+    async def user_changed(self, envelope: dict[str, Any]) -> None:
         await self._handle(envelope)
 
     async def layer_reconnected(self, message: dict[str, Any]) -> None:
@@ -258,10 +401,15 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
                 await self._apply(message)
 
     async def _apply(self, message: dict[str, Any]) -> None:
-        if message["type"] == VILLAGE_EVENTS:
+        kind = message["type"]
+        if kind == VILLAGE_EVENTS:
             await self._place(message)
-        elif message["type"] == VILLAGE_ROSTER:
+        elif kind == VILLAGE_SCREEN:
+            await self._place_screen(message)
+        elif kind == VILLAGE_ROSTER:
             await self._check_roster(message)
+        elif kind == USER_CHANGED:
+            await self._check_standing()
         else:
             await self._catch_up()
 
@@ -271,7 +419,11 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         if self.viewer is not None and envelope.get("user") != self.user_id:
             await self._catch_up()  # the seat number now belongs to someone else
             return
-        cues = [f for f in envelope["events"] if f["type"] not in ("message", "state")]
+        cues = [
+            f
+            for f in envelope["events"]
+            if f["type"] not in ("message", "state", "shown", "hidden")
+        ]
         if envelope.get("widen"):
             await self._catch_up(full_log=True, cues=cues)
             return
@@ -292,6 +444,55 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
             self.cursor = max(self.cursor, envelope["last"])
         await self._emit(frames)
 
+    async def _place_screen(self, envelope: dict[str, Any]) -> None:
+        viewers = {viewer: user for viewer, user in envelope["viewers"]}
+        if self.viewer not in viewers:
+            return  # queued for the group this socket has just left
+        if self.viewer is not None and viewers[self.viewer] != self.user_id:
+            await self._redraw()  # the seat number now belongs to someone else
+            return
+        delta, version = envelope["delta"], envelope["version"]
+        if delta.get("widen"):
+            await self._redraw(logs=True, cues=delta.get("cues") or [])
+            return
+        prev = delta.get("prev")
+        if prev is not None and prev > self.cursor:
+            await self._redraw()  # a push before this one never arrived (yet)
+        drawn = self._draw(envelope)
+        parts = []
+        for part_id, html, digest, send in drawn["parts"]:
+            if version <= self.part_versions.get(part_id, -1) or self.shown.get(part_id) == digest:
+                continue
+            self.part_versions[part_id] = version
+            self.shown[part_id] = digest
+            if send:
+                parts.append([part_id, html, digest])
+        lines = [line for line in drawn["lines"] if line[0] > self.cursor]
+        if delta.get("last") is not None:
+            self.cursor = max(self.cursor, delta["last"])
+        frame: dict[str, Any] = {"type": "screen"}
+        if parts:
+            frame["parts"] = parts
+        if lines:
+            frame["lines"] = lines
+        for name in ("hide", "restore", "cues"):
+            if drawn.get(name):
+                frame[name] = drawn[name]
+        if "hide" in frame or "restore" in frame:
+            frame["marks"] = self.marks = await in_thread(_marks)(self.village_id)
+        if len(frame) > 1:
+            await self._emit([frame])
+
+    def _draw(self, envelope: dict[str, Any]) -> dict[str, Any]:
+        """The delta rendered in this socket's language, once per process (see `_DRAWN`)."""
+        key = (envelope["key"], self.lang, self.local)
+        drawn = _DRAWN.get(key)
+        if drawn is None:
+            drawn = _DRAWN[key] = _render_delta(envelope["delta"], self.lang, self.local)
+            while len(_DRAWN) > 2000:
+                _DRAWN.pop(next(iter(_DRAWN)))
+        return drawn
+
     async def _check_roster(self, envelope: dict[str, Any]) -> None:
         if self.user_id is None:
             return
@@ -299,12 +500,28 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         if mine != self.viewer:
             await self._catch_up()
 
+    async def _check_standing(self) -> None:
+        """A ban (or its end): log-in bans close the socket; others are shown."""
+        if self.user_id is None:
+            return
+        may_log_in, notice = await in_thread(user_standing)(self.user_id)
+        if not may_log_in:
+            await self._fail(CLOSE_BANNED, "banned", notice or "このアカウントは利用停止中です。")
+            return
+        if self.screen:
+            await self._redraw()
+        elif notice:
+            await self._error("banned", notice)
+
     # -- reading the database ----------------------------------------------------------
 
     async def _catch_up(
         self, *, full_log: bool = False, cues: list[dict[str, Any]] | None = None
     ) -> None:
         """Send what the database has beyond the cursor (or the whole log), then the state."""
+        if self.screen:
+            await self._redraw(logs=full_log, cues=cues or [])
+            return
         snap = await self._sync_viewer(after=0 if full_log else self.cursor)
         if snap is None:
             return
@@ -318,6 +535,64 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         self.cursor = max(self.cursor, snap.last)
         await self._emit(frames + (cues or []))
         await self._emit_state(snap)
+
+    async def _redraw(
+        self,
+        *,
+        logs: bool = False,
+        cues: list[dict[str, Any]] | None = None,
+        after: int | None = -1,
+    ) -> None:
+        """Draw the screen as the database has it, and send what differs from the page:
+        its parts, and its lines after `after` (the cursor by default; None: no lines)."""
+        since = self.cursor if after == -1 else (NOTHING if after is None else after)
+        screen = await self._screen(logs=logs, after=since)
+        if screen is None:
+            return
+        if screen.marks != self.marks:
+            # Lines were hidden or shown while the socket was away: the logs again.
+            screen = await self._screen(logs=True, after=since) or screen
+        frame: dict[str, Any] = {"type": "screen"}
+        parts = []
+        for part_id, (html, digest) in {**screen.parts, **screen.logs}.items():
+            if self.shown.get(part_id) == digest:
+                continue
+            self.shown[part_id] = digest
+            if part_id in screen.send:
+                parts.append([part_id, html, digest])
+        for part_id in screen.parts:
+            self.part_versions[part_id] = screen.version
+        if parts:
+            frame["parts"] = parts
+        if not screen.logs and screen.lines:
+            # A page that was drawn anew may lack lines this socket sent to the old one:
+            # all of them after its own last (the page skips those it has).
+            frame["lines"] = screen.lines
+        self.cursor = max(self.cursor, screen.last)
+        if cues:
+            drawn = _render_delta({"cues": cues}, self.lang, self.local)
+            frame["cues"] = drawn["cues"]
+        if screen.marks != self.marks:
+            frame["marks"] = self.marks = screen.marks
+        if len(frame) > 1:
+            await self._emit([frame])
+
+    async def _screen(self, *, logs: bool, after: int) -> Screen | None:
+        for _ in range(3):
+            screen = await in_thread(read_screen)(
+                self.village_id, self.user_id, after=after, lang=self.lang, logs=logs
+            )
+            if screen is None:
+                await self._fail(CLOSE_NOT_FOUND, "not_found", "村が見つかりません。")
+                return None
+            self.local = screen.local
+            if screen.viewer == self.viewer:
+                return screen
+            # The user sat, left or was kicked: hear the new viewer's group before
+            # reading again, so that no push falls between the read and the move.
+            await self._move_to(screen.viewer)
+            logs = True
+        return screen
 
     async def _sync_viewer(self, *, after: int) -> Snapshot | None:
         """A snapshot for the user's current viewer, moving this socket to its group first."""
@@ -338,13 +613,14 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         return snap
 
     async def _move_to(self, viewer: int | None) -> None:
-        old = viewer_group(self.village_id, self.viewer)
-        await self._join(viewer_group(self.village_id, viewer))
+        old = self._group(self.viewer)
+        await self._join(self._group(viewer))
         if old in self.groups:
             self.groups.remove(old)
             await self.channel_layer.group_discard(old, self.channel_name)
         self.viewer = viewer
         self.state_version = -1  # the new viewer's state is due, whatever its version
+        self.part_versions = {}
 
     async def _join(self, group: str) -> None:
         await self.channel_layer.group_add(group, self.channel_name)
@@ -352,6 +628,8 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
             self.groups.append(group)  # the base class leaves self.groups on disconnect
 
     async def _identify(self, token: str) -> bool:
+        from villages.views.standing import Local
+
         if token:
             user = await in_thread(user_for_token)(token)
             if user is None:
@@ -360,6 +638,7 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
             user = self.scope.get("user")
         if user is not None and user.is_authenticated:
             self.user_id = user.pk
+        self.local = Local(authenticated=self.user_id is not None)
         return True
 
     # -- holding pushes until the client has said where it stands ----------------------
@@ -367,6 +646,8 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
     async def _release_later(self) -> None:
         await asyncio.sleep(self.HOLD_SECONDS)
         async with self._lock:
+            if self.screen and self.held is not None:
+                await self._redraw(after=None)  # a screen that never said what it shows
             await self._release()
 
     async def _release(self) -> None:
@@ -402,6 +683,49 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
     @classmethod
     async def encode_json(cls, content: dict[str, Any]) -> str:
         return json.dumps(content, ensure_ascii=False, separators=(",", ":"))
+
+
+# Deltas rendered in this process: (delta key, language, Local) -> parts, lines, cues. The
+# viewers who see a commit alike share one delta, rendered here once for all their sockets.
+_DRAWN: dict[Any, dict[str, Any]] = {}
+
+
+def _render_delta(delta: dict[str, Any], lang: str, local: Any) -> dict[str, Any]:
+    from villages.views import parts as render
+
+    with translation.override(lang):
+        parts = delta.get("parts") or {}
+        drawn = render.render_parts(parts, parts, local)
+        sent = set(render.to_send(drawn))
+        return {
+            "parts": [[k, html, render.digest(html), k in sent] for k, html in drawn.items()],
+            "lines": [
+                [
+                    line["message"]["id"],
+                    line["into"],
+                    render.phase_key(line["message"]),
+                    render.line_html(line),
+                ]
+                for line in delta.get("lines") or []
+            ],
+            "restore": [
+                [
+                    line["message"]["id"],
+                    line["into"],
+                    render.phase_key(line["message"]),
+                    render.line_html(line),
+                ]
+                for line in delta.get("restore") or []
+            ],
+            "hide": list(delta.get("hide") or []),
+            "cues": [render.cue_text(c) for c in delta.get("cues") or []],
+        }
+
+
+def _marks(village_id: int) -> str:
+    from villages.views.render import log_marks
+
+    return log_marks(village_id)
 
 
 def _int(value: object) -> int | None:

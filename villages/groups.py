@@ -1,15 +1,18 @@
 """Channel-layer group names and the envelopes pushed to them, shared by both ends.
 
-A socket hears exactly two groups of its village:
+A socket hears exactly three groups:
 
-* `viewer_group(village_id, seat_no)`: its viewer's own group (one seat, or every
-  spectator). `villages.services.push` computes each frame of it for that one viewer with
-  the engine's visibility function, so what the group carries is what the viewer may see.
+* its viewer's own group of its village (one seat, or every spectator), in the socket's
+  flavour: `viewer_group` for API.md's JSON frames, `screen_group` for the game screen's
+  HTML parts. `villages.services.push` computes what each carries for that one viewer with
+  the engine's visibility function, so what the group carries is what the viewer may see;
 * `roster_group(village_id)`: who holds which seat, sent while seats can change (before
   the start). It carries no game content; a socket uses it to notice that its user sat,
-  left or was kicked, and then re-resolves its viewer. It is never relayed to the socket.
+  left or was kicked, and then re-resolves its viewer. It is never relayed to the socket;
+* `user_group(user_id)` of a logged-in socket: its user was banned (or unbanned).
 
-Nothing else public-wide exists: there is no "everyone in the village" group.
+Nothing else public-wide exists: there is no "everyone in the village" group. A push goes
+only to the groups that someone listens to, and only where the viewer's view changed.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from __future__ import annotations
 from typing import Any
 
 VILLAGE_EVENTS = "village.events"
+VILLAGE_SCREEN = "village.screen"
 VILLAGE_ROSTER = "village.roster"
+USER_CHANGED = "user.changed"
 
 
 def viewer_group(village_id: int, seat_no: int | None) -> str:
@@ -25,6 +30,15 @@ def viewer_group(village_id: int, seat_no: int | None) -> str:
     if seat_no is None:
         return f"village.{village_id}.spectators"
     return f"village.{village_id}.seat.{seat_no}"
+
+
+def screen_group(village_id: int, seat_no: int | None) -> str:
+    """The game screen's group of one viewer of a village (see `viewer_group`)."""
+    return viewer_group(village_id, seat_no) + ".screen"
+
+
+def user_group(user_id: int) -> str:
+    return f"user.{user_id}"
 
 
 def roster_group(village_id: int) -> str:
@@ -47,9 +61,10 @@ def village_events(
     * `viewer`, `user`: whom the frames were computed for (seat number and its user id, or
       None, None for spectators); a socket drops frames that are not its viewer's.
     * `version`: the village version the `state` frame shows; older states are dropped.
-    * `prev`, `last`: the village's last message id before this commit's lines and the
-      id of its last line (None when it posted none). A socket that has not handled
-      every line up to `prev` missed a push and reads the gap from the database.
+    * `prev`, `last`: the id of the last line before this commit's that *this viewer* may
+      see, and the id of the commit's last line (None when it brought the viewer none).
+      A socket that has not handled every line up to `prev` missed a push and reads the
+      gap from the database.
     * `widen`: what this viewer may see has just widened (its death, the end of the
       game); the socket sends its whole log again, as the viewer now sees it.
     """
@@ -72,3 +87,33 @@ def village_roster(seats: dict[int, int | None], *, version: int) -> dict[str, A
         "seats": [[no, user] for no, user in sorted(seats.items())],
         "version": version,
     }
+
+
+def village_screen(
+    delta: dict[str, Any],
+    *,
+    key: str,
+    viewers: dict[int | None, int | None],
+    version: int,
+) -> dict[str, Any]:
+    """What one commit changed on the screens of some viewers who see it alike.
+
+    * `delta`: `parts` (part id → input, `villages.screenview`), `lines` (line inputs),
+      `hide` (ids of lines no longer shown), `cues`, `prev`, `last` (as in
+      `village_events`) and `widen`;
+    * `key`: a fingerprint of `delta`, under which a socket process renders it once;
+    * `viewers`: seat number (None: spectators) → its user id, for whom it was computed;
+    * `version`: the village version the parts show; older parts are dropped.
+    """
+    return {
+        "type": VILLAGE_SCREEN,
+        "delta": delta,
+        "key": key,
+        "viewers": [[viewer, user] for viewer, user in viewers.items()],
+        "version": version,
+    }
+
+
+def user_changed(user_id: int) -> dict[str, Any]:
+    """A user's standing changed (a ban): its sockets read it again."""
+    return {"type": USER_CHANGED, "user": user_id}

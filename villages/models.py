@@ -155,7 +155,10 @@ class Message(models.Model):
 
     class Meta:
         ordering = ["id"]
-        indexes = [models.Index(fields=["village", "id"])]
+        indexes = [
+            models.Index(fields=["village", "id"]),
+            models.Index(fields=["village"], condition=Q(hidden=True), name="hidden_lines"),
+        ]
         verbose_name = _("発言")
         verbose_name_plural = _("発言")
 

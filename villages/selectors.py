@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
@@ -95,6 +96,8 @@ def view_for(village_id: int, user_id: int | None) -> View:
 
 
 def message_dict(msg: Message, seen: vis.MessageView) -> dict[str, Any]:
+    """A line as its viewer may see it (API.md's Message; `code`/`params` name a system
+    line's wording, so that a page can show it in its own language)."""
     whole = seen.kind == msg.kind  # not a howl or whisper standing in for hidden talk
     return {
         "id": msg.pk,
@@ -107,6 +110,7 @@ def message_dict(msg: Message, seen: vis.MessageView) -> dict[str, Any]:
         "volume": msg.volume if whole else "normal",
         "created_at": _iso(msg.created_at),
         "code": msg.code if whole else "",
+        "params": (msg.params or {}) if whole and msg.code else {},
     }
 
 
@@ -126,16 +130,24 @@ def messages_for(view: View, after: int = 0) -> list[dict[str, Any]]:
     return visible_messages(view.state, view.viewer, qs)
 
 
-def _alike(loaded: Loaded) -> dict[str, Any]:
-    """The parts of a state that every viewer of one snapshot sees alike: built once per
-    snapshot (a push builds a state for each of up to 23 viewers), again if it changed."""
+# ---------------------------------------------------------------------------
+# The state a viewer may see (API.md's State), built from memoized pieces: a snapshot
+# never changes, so what every viewer sees alike is built once, and each viewer's seats
+# and `me` once per viewer.
+
+
+def _memo(loaded: Loaded, key: Any, build: Any) -> Any:
+    found = loaded.memo.get(key)
+    if found is None:
+        found = loaded.memo[key] = build()
+    return found
+
+
+def _public(loaded: Loaded) -> dict[str, Any]:
     state = loaded.state
-    key = (loaded.village.version, tuple(loaded.rows))
-    alike = loaded.memo.get("state")
-    if alike is None or alike["of"] is not state or alike["key"] != key:
-        alike = {
-            "of": state,
-            "key": key,
+
+    def build() -> dict[str, Any]:
+        return {
             "village": village_dict(loaded.village, seated=len(loaded.rows)),
             "rows": {
                 no: {
@@ -158,52 +170,57 @@ def _alike(loaded: Loaded) -> dict[str, Any]:
                 }
                 for v in vis.vote_views(state)
             ],
+            "deaths": {
+                x.no: (x.death_day, x.death_phase.value if x.death_phase else None)
+                for x in state.seats
+                if not x.alive
+            },
         }
-        loaded.memo["state"] = alike
-    return alike
+
+    return _memo(loaded, "public", build)
 
 
-def state_dict(view: View) -> dict[str, Any]:
-    state = view.state
-    now = timezone.now()
-    r = rules()
-    alike = _alike(view.loaded)
-    rows = alike["rows"]
-    seats = []
-    for sv in vis.seat_views(state, view.viewer):
-        row = rows[sv.no]
-        seats.append(
-            {
-                "seat_no": sv.no,
-                "handle_name": sv.name,
-                "username": row["username"],
-                "icon": row["icon"],
-                "icon_url": row["icon_url"],
-                "trip": row["trip"],
-                "dummy": sv.dummy,
-                "alive": sv.alive,
-                "role": sv.role.value if sv.role else None,
-                "sub_roles": sorted(s.value for s in sv.sub_roles)
-                if sv.sub_roles is not None
-                else None,
-                "has_voted": sv.has_voted,
-                "death_cause": sv.death_cause.value if sv.death_cause else None,
-            }
-        )
-    me = vis.me_view(state, view.viewer)
-    sudden = state.clock.sudden_death_at if state.phase in (Phase.DAY, Phase.NIGHT) else None
-    return {
-        "village": dict(alike["village"]),
-        "clock": {
-            "virtual_seconds_left": engine.virtual_seconds_left(state, now, r),
-            "phase_deadline": _iso(engine.phase_deadline(state)),
-            "sudden_death_deadline": _iso(sudden),
-            "time_up": state.clock.time_up_at is not None,
-        },
-        "seats": seats,
-        "me": None
-        if me is None
-        else {
+def _seats(loaded: Loaded, viewer: int | None) -> list[dict[str, Any]]:
+    def build() -> list[dict[str, Any]]:
+        public = _public(loaded)
+        rows, deaths = public["rows"], public["deaths"]
+        seats = []
+        for sv in vis.seat_views(loaded.state, viewer):
+            row = rows[sv.no]
+            died = deaths.get(sv.no, (None, None))
+            seats.append(
+                {
+                    "seat_no": sv.no,
+                    "handle_name": sv.name,
+                    "username": row["username"],
+                    "icon": row["icon"],
+                    "icon_url": row["icon_url"],
+                    "trip": row["trip"],
+                    "dummy": sv.dummy,
+                    "alive": sv.alive,
+                    "role": sv.role.value if sv.role else None,
+                    "sub_roles": sorted(s.value for s in sv.sub_roles)
+                    if sv.sub_roles is not None
+                    else None,
+                    "has_voted": sv.has_voted,
+                    "death_cause": sv.death_cause.value if sv.death_cause else None,
+                    # When a seat died is public (the morning's or the tally's line).
+                    "death_day": died[0],
+                    "death_phase": died[1],
+                }
+            )
+        return seats
+
+    return _memo(loaded, ("seats", viewer), build)
+
+
+def _me(loaded: Loaded, viewer: int | None) -> dict[str, Any] | None:
+    def build() -> dict[str, Any] | None:
+        me = vis.me_view(loaded.state, viewer)
+        if me is None:
+            return None
+        tonight = me.night_action
+        return {
             "seat_no": me.seat_no,
             "alive": me.alive,
             "role": me.role.value if me.role else None,
@@ -217,7 +234,64 @@ def state_dict(view: View) -> dict[str, Any]:
             "action_done": me.action_done,
             "objections_left": me.objections_left,
             "will": me.will,
-        },
-        "votes": alike["votes"],
+            # Beyond API.md: what the seat may (and must) do now, and tonight's choice.
+            "actions": list(engine.duties(loaded.state, me.seat_no)),
+            "night_action": None
+            if tonight is None
+            else {
+                "ability": tonight.ability,
+                "by": tonight.seat_no,
+                "targets": list(tonight.targets),
+            },
+        }
+
+    return _memo(loaded, ("me", viewer), lambda: (build(),))[0]
+
+
+def clock_dict(state: GameState, now: datetime | None = None) -> dict[str, Any]:
+    """The clock as everyone sees it; in real time its virtual seconds follow `now`."""
+    r = rules()
+    sudden = state.clock.sudden_death_at if state.phase in (Phase.DAY, Phase.NIGHT) else None
+    return {
+        "virtual_seconds_left": engine.virtual_seconds_left(state, now or timezone.now(), r),
+        "phase_deadline": _iso(engine.phase_deadline(state)),
+        "sudden_death_deadline": _iso(sudden),
+        "time_up": state.clock.time_up_at is not None,
+    }
+
+
+def state_dict(view: View, now: datetime | None = None) -> dict[str, Any]:
+    """API.md's State for the viewer: what it may see, nothing more."""
+    loaded, state = view.loaded, view.state
+    public = _public(loaded)
+    return {
+        "village": dict(public["village"]),
+        "clock": clock_dict(state, now),
+        "seats": _seats(loaded, view.viewer),
+        "me": _me(loaded, view.viewer),
+        "votes": public["votes"],
         "winner": state.winner.value if state.winner else None,
     }
+
+
+def stable_clock(state: GameState) -> dict[str, Any]:
+    """The clock without what only the passing of time changes (a real-time phase's
+    virtual seconds, which every screen counts down by itself)."""
+    found = clock_dict(state)
+    if found["phase_deadline"] is not None:
+        found["virtual_seconds_left"] = None
+    return found
+
+
+def carry_over(before: Loaded, after: Loaded) -> None:
+    """`after` differs from `before` only by its clock: each viewer's seats and `me` are
+    the same, and need not be built again."""
+    for key, value in list(before.memo.items()):
+        if isinstance(key, tuple) and key[0] in ("seats", "me"):
+            after.memo.setdefault(key, value)
+
+
+def stable_state(view: View) -> dict[str, Any]:
+    """`state_dict` without what only the passing of time changes (the virtual seconds
+    of a real-time phase): two of these differ only if the viewer may see a change."""
+    return {**state_dict(view), "clock": stable_clock(view.state)}

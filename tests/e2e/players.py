@@ -89,4 +89,4 @@ class Player:
         else:
             self.lower.locator("form.targets label", has_text=target_name).locator("input").check()
         self.lower.locator("form.targets button[type=submit]").click()
-        expect(self.lower.locator("#log")).to_be_visible()
+        expect(self.lower.locator("#d-log")).to_be_visible()

@@ -85,7 +85,7 @@ def test_eight_players_play_a_whole_game_through_the_pages(site, contexts, shot)
     seat_all(players, village_id)
     players[0].open_screen(village_id)
     players[0].say("よろしくお願いします！", "strong")
-    expect(players[0].lower.locator("#log")).to_contain_text("よろしくお願いします！")
+    expect(players[0].lower.locator("#d-log")).to_contain_text("よろしくお願いします！")
     shot(players[0].page, "04-waiting-room")
     players[0].page.goto(f"{site}/")
     shot(players[0].page, "05-top-with-village", full_page=True)
@@ -99,8 +99,8 @@ def test_eight_players_play_a_whole_game_through_the_pages(site, contexts, shot)
 
     # Night 1: wolves talk (a villager sees only the howl), then act.
     wolves[0].say("WOLF-TALK-NIGHT1 誰を襲う？")
-    expect(villager.lower.locator("#log")).to_contain_text("アオォーン", timeout=15_000)
-    expect(villager.lower.locator("#log")).not_to_contain_text("WOLF-TALK-NIGHT1")
+    expect(villager.lower.locator("#d-log")).to_contain_text("アオォーン", timeout=15_000)
+    expect(villager.lower.locator("#d-log")).not_to_contain_text("WOLF-TALK-NIGHT1")
     shot(wolves[0].page, "06-night-wolf")
     shot(villager.page, "07-night-villager")
     non_wolves = [p for p in players if p.role != "wolf"]
@@ -133,7 +133,7 @@ def test_eight_players_play_a_whole_game_through_the_pages(site, contexts, shot)
     expect(wolves[0].heaven.locator("body")).to_be_visible()
     wolves[0].up.locator("#talk-text").fill("霊界からこんにちは")
     wolves[0].up.locator("#talk-form button[type=submit]").click()
-    expect(wolves[0].heaven.locator("#log")).to_contain_text("霊界からこんにちは")
+    expect(wolves[0].heaven.locator("#h-log")).to_contain_text("霊界からこんにちは")
     shot(wolves[0].page, "11-heaven-mode")
 
     # Night 2: the other wolf attacks; the seer (if alive) divines.
@@ -154,7 +154,7 @@ def test_eight_players_play_a_whole_game_through_the_pages(site, contexts, shot)
         p.open_screen(village_id)
         expect(p.lower.locator(".phase-line")).to_contain_text("村人の勝利", timeout=20_000)
     assert Village.objects.get(pk=village_id).winner == "village"
-    expect(villager.lower.locator("#log")).to_contain_text("WOLF-TALK-NIGHT1")
+    expect(villager.lower.locator("#d-log")).to_contain_text("WOLF-TALK-NIGHT1")
     expect(villager.lower.locator(".players")).to_contain_text("人狼")
     shot(villager.page, "12-ended")
     villager.lower.locator("a", has_text="過去ログ").click()
@@ -179,7 +179,7 @@ def test_live_talk_objection_cue_and_hidden_wolf_talk(site, contexts, shot):
     # Before the game: another player's talk appears live, without a reload.
     b.page.evaluate("() => { window.frames['lower'].__noReload = 'still-here'; }")
     a.say("LIVE-TALK-BEFORE-START")
-    expect(b.lower.locator("#log")).to_contain_text("LIVE-TALK-BEFORE-START", timeout=10_000)
+    expect(b.lower.locator("#d-log")).to_contain_text("LIVE-TALK-BEFORE-START", timeout=10_000)
     assert b.page.evaluate("() => window.frames['lower'].__noReload") == "still-here"
 
     # 異議あり: the count goes down and the others get the cue.
@@ -199,12 +199,12 @@ def test_live_talk_objection_cue_and_hidden_wolf_talk(site, contexts, shot):
     others = [p for p in players if p.role != "wolf"]
     wolf.say("SECRET-WOLF-PLAN-XYZ")
     for viewer in (others[0], spectator):
-        log = viewer.lower.locator("#log")
+        log = viewer.lower.locator("#d-log")
         expect(log).to_contain_text("アオォーン", timeout=10_000)
         expect(log).not_to_contain_text("SECRET-WOLF-PLAN-XYZ")
         html = viewer.page.context.request.get(f"{site}/villages/{village_id}/down/").text()
         assert "SECRET-WOLF-PLAN-XYZ" not in html
-    expect(wolf.lower.locator("#log")).to_contain_text("SECRET-WOLF-PLAN-XYZ")
+    expect(wolf.lower.locator("#d-log")).to_contain_text("SECRET-WOLF-PLAN-XYZ")
     shot(spectator.page, "16-spectator-night")
 
 
@@ -220,7 +220,7 @@ def test_auto_refresh_keeps_a_page_current_without_javascript(site, contexts, sh
     page.goto(f"{site}/villages/{village_id}/down/")
     players[0].open_screen(village_id)
     players[0].say("AUTO-REFRESH-LINE")
-    expect(page.locator("#log")).to_contain_text("AUTO-REFRESH-LINE", timeout=25_000)
+    expect(page.locator(".log")).to_contain_text("AUTO-REFRESH-LINE", timeout=25_000)
     shot(page, "17-no-javascript-lower-pane")
 
 
@@ -241,7 +241,7 @@ def test_on_a_phone_the_panes_stack_and_the_controls_stay_reachable(site, contex
         box = player.up.locator(control).bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= 391, f"{control}: {box}"
     player.say("スマホから失礼します")
-    expect(player.lower.locator("#log")).to_contain_text("スマホから失礼します")
+    expect(player.lower.locator("#d-log")).to_contain_text("スマホから失礼します")
     player.up.locator("#objection-button").tap()
     expect(player.up.locator("#objections-left")).to_have_text("4")
     shot(player.page, "18-phone-screen", full_page=True)

@@ -26,11 +26,15 @@ class Socket:
 
     async def until_state(self, timeout: float = TIMEOUT) -> list[dict[str, Any]]:
         """The frames of one push: everything up to and including its `state` frame."""
+        return await self.until("state", timeout)
+
+    async def until(self, kind: str, timeout: float = TIMEOUT) -> list[dict[str, Any]]:
+        """Everything up to and including the next frame of type `kind`."""
         batch = []
         while True:
             frame = await self.receive(timeout)
             batch.append(frame)
-            if frame["type"] == "state":
+            if frame["type"] == kind:
                 return batch
 
     async def quiet(self, seconds: float = 0.3) -> list[dict[str, Any]]:

@@ -144,15 +144,19 @@ async def test_a_spectators_socket_never_carries_a_role_before_the_end():
         await db(command)(*args)
         return await spectator.until_state()
 
-    # Night 1: the wolves bite 4, the seer divines 5.
+    async def hidden_step(command, *args):
+        await db(command)(*args)
+        assert await spectator.quiet(0.3) == [], "a hidden action reached a spectator"
+
+    # Night 1: the wolves bite 4 (the spectator hears nothing), the seer divines 5.
     await step(game.talk, 1, "噛み先は4で")
-    await step(game.act, 1, "attack", 4)
+    await hidden_step(game.act, 1, "attack", 4)
     await step(game.act, SEER, "divine", 5)
     # Day 2: wolf 1 is executed.
     for voter in (1, 2, 3, 5, 6, 7, 8):
         await step(game.vote, voter, 3 if voter == 1 else 1)
     # Night 2: wolf 2 bites 5; day 3: wolf 2 is executed, the village wins.
-    await step(game.act, 2, "attack", 5)
+    await hidden_step(game.act, 2, "attack", 5)
     await step(game.act, SEER, "divine", 2)
     before_end = list(spectator.frames)
     for voter in (3, 6, 7, 8):
@@ -187,7 +191,7 @@ async def test_a_dying_villagers_socket_widens_to_heaven_from_that_moment():
     assert set(roles_in(villager.last_state()).values()) == {None, "villager"}
 
     await db(game.act)(1, "attack", 4)
-    await villager.until_state()
+    assert await villager.quiet(0.3) == [], "the wolves' choice reached its victim"
     alive_frames = list(villager.frames)
     await db(game.act)(SEER, "divine", 5)  # dawn: seat 4 is found dead
     dawn = await villager.until_state()

@@ -1,24 +1,33 @@
-"""The fan-out: after a commit, send each viewer exactly what that viewer may see.
+"""The fan-out: after a commit, send each viewer exactly what changed for it, and nothing
+to a viewer whose view did not change (SPEC §8: the timing of a hidden action is hidden).
 
-Called only from `core.run` through `transaction.on_commit`. Every frame is computed
-with the engine's visibility function for one viewer (a seat, or the spectators) and
-sent to that viewer's group, wrapped in an envelope (`villages.groups.village_events`)
-that lets the socket place it: whom it was computed for, the village version of its
-state, and the message ids around the commit's lines, so a socket can tell a missed push
-and read the gap from the database (`villages.consumers`).
+Called from `services.core` on commit, with the village as it was before and after. For
+every viewer (each seat, and the spectators) that some socket listens for, the change is
+worked out from the viewer's own views of the two versions — both made by the engine's
+visibility function (`villages.selectors`, `villages.screenview`):
 
-The frames a socket relays are API.md's WebSocket events: `message`, `state`,
-`objection`, `revote`, `dawn`, `game_over`, plus `alert` (a sudden-death warning sound).
+* API.md's JSON frames (`viewer_group`): the lines it may see, the public cues, and its
+  `state` when its state view changed;
+* the game screen (`screen_group`): the parts whose input changed, its lines, the cues.
+  Viewers who see a commit alike (the living villagers, mostly) get one delta, which the
+  socket processes render once.
+
+A viewer for whom nothing changed gets nothing: no envelope, no empty frame. Each envelope
+names the last earlier line *its viewer* may see (`prev`), so a socket can tell a missed
+push without hearing about the lines it may not see (`villages.consumers`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from collections.abc import Sequence
 from typing import Any
 
-from jinro_site.runtime import group_send_many_sync
+from jinro_site.runtime import group_send_many_sync, listening_sync
 from villages.engine import GameState, Phase
+from villages.engine import visibility as vis
 from villages.engine.events import (
     Alert,
     Dawn,
@@ -30,17 +39,27 @@ from villages.engine.events import (
     Revote,
     Started,
 )
-from villages.engine.visibility import message_audiences
-from villages.groups import roster_group, viewer_group, village_events, village_roster
-from villages.models import Message, Village
+from villages.groups import (
+    roster_group,
+    screen_group,
+    user_changed,
+    user_group,
+    viewer_group,
+    village_events,
+    village_roster,
+    village_screen,
+)
+from villages.models import Message
 
-from .persist import Loaded, load
+from .persist import Loaded, snapshot_of
 
 logger = logging.getLogger(__name__)
 
+TAIL = 50  # earlier lines read to find each viewer's previous visible line
+
 
 def _cue(event: Event) -> dict[str, Any] | None:
-    """The public cue an engine event becomes (sounds and alerts on the screens)."""
+    """The public cue an engine event becomes (API.md's frames, and the screens' sounds)."""
     if isinstance(event, ObjectionRaised):
         return {"type": "objection", "seat_no": event.seat_no}
     if isinstance(event, Revote):
@@ -57,7 +76,7 @@ def _cue(event: Event) -> dict[str, Any] | None:
 def _widened(state: GameState, events: Sequence[Event]) -> set[int | None]:
     """Viewers who may see more from this commit on: the dead of it, everyone at the end."""
     if any(isinstance(e, GameOver) for e in events):
-        return set(message_audiences(state))
+        return set(vis.message_audiences(state))
     return {e.seat_no for e in events if isinstance(e, Died)}
 
 
@@ -68,84 +87,238 @@ def _seats_may_change(state: GameState, events: Sequence[Event]) -> bool:
     )
 
 
-def _previous_message_id(village_id: int, message_ids: Sequence[int]) -> int | None:
-    if not message_ids:
-        return None
-    before = (
-        Message.objects.filter(village_id=village_id, id__lt=min(message_ids))
+def _only_the_clock(old: GameState, new: GameState) -> bool:
+    """Nothing but the clock moved (talk by day, a silence, an alert): no seat, ballot,
+    action or phase changed, so no viewer's seats, role or controls did."""
+    return all(getattr(old, f) == getattr(new, f) for f in _NOT_CLOCK)
+
+
+_NOT_CLOCK = tuple(f for f in GameState.__dataclass_fields__ if f != "clock")
+
+
+def fingerprint(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+class _Commit:
+    """One commit as each of its viewers sees it (built lazily, shared between viewers)."""
+
+    def __init__(
+        self, before: Loaded, after: Loaded, events: Sequence[Event], messages: Sequence[Message]
+    ) -> None:
+        from villages import screenview, selectors
+
+        self.sel, self.sv = selectors, screenview
+        self.before, self.after = before, after
+        self.lines_posted = [m for m in messages if not m.hidden]
+        self.last = max((m.pk for m in messages), default=None)
+        self.cues = [c for c in map(_cue, events) if c is not None]
+        self.widened = _widened(after.state, events)
+        self.clock_only = _only_the_clock(before.state, after.state)
+        if self.clock_only:
+            selectors.carry_over(before, after)
+        self.who = screenview.speakers(after)
+        self._tail: list[tuple[int, str, int | None, bool]] | None = None
+
+    # -- what every flavour needs ---------------------------------------------------------
+
+    def lines(self, viewer: int | None) -> list[dict[str, Any]]:
+        return self.sel.visible_messages(self.after.state, viewer, self.lines_posted)
+
+    def prev(self, viewer: int | None) -> int:
+        """The last line before this commit's that the viewer may see (0: none)."""
+        if self._tail is None:
+            self._tail = _lines_before(self.after.village.pk, min(m.pk for m in self.lines_posted))
+        tail, state = self._tail, self.after.state
+        while True:
+            for pk, kind, seat_no, hidden in tail:
+                if not hidden and vis.see_message(state, viewer, _Line(kind, seat_no)):
+                    return pk
+            if len(tail) < TAIL:
+                return 0
+            # A long run of lines this viewer may not see (monologues, heaven talk).
+            tail = _lines_before(self.after.village.pk, tail[-1][0])
+
+    def state_changed(self, viewer: int | None) -> bool:
+        if self.clock_only:
+            return self._clock_changed
+        View = self.sel.View
+        return self.sel.stable_state(View(self.before, viewer)) != self.sel.stable_state(
+            View(self.after, viewer)
+        )
+
+    @property
+    def _clock_changed(self) -> bool:
+        found = getattr(self, "_clock", None)
+        if found is None:
+            found = self._clock = self.sel.stable_clock(self.before.state) != (
+                self.sel.stable_clock(self.after.state)
+            )
+        return found
+
+    # -- API.md's frames ------------------------------------------------------------------
+
+    def json_for(self, viewer: int | None, user: int | None) -> dict[str, Any] | None:
+        lines = self.lines(viewer)
+        frames: list[dict[str, Any]] = [{"type": "message", "message": m} for m in lines]
+        frames += self.cues
+        if self.state_changed(viewer):
+            frames.append(
+                {"type": "state", "state": self.sel.state_dict(self.sel.View(self.after, viewer))}
+            )
+        widen = viewer in self.widened
+        if not frames and not widen:
+            return None
+        return village_events(
+            frames,
+            viewer=viewer,
+            user=user,
+            version=self.after.village.version,
+            prev=self.prev(viewer) if lines else None,
+            last=self.last if lines else None,
+            widen=widen,
+        )
+
+    # -- the game screen ------------------------------------------------------------------
+
+    def screen_for(self, viewer: int | None) -> dict[str, Any] | None:
+        View, parts_of = self.sel.View, self.sv.parts_of
+        if viewer in self.widened:
+            # What the viewer may see has widened: its socket draws everything again.
+            return {"widen": True, "cues": self._screen_cues()}
+        parts = self.sv.changed(
+            parts_of(View(self.before, viewer)), parts_of(View(self.after, viewer))
+        )
+        lines = self.lines(viewer)
+        cues = self._screen_cues()
+        if not (parts or lines or cues):
+            return None
+        ended = self.after.state.phase is Phase.ENDED
+        return {
+            "parts": parts,
+            "lines": [self.sv.line_input(m, self.who, ended=ended) for m in lines],
+            "cues": cues,
+            "prev": self.prev(viewer) if lines else None,
+            "last": self.last if lines else None,
+        }
+
+    def _screen_cues(self) -> list[dict[str, Any]]:
+        cues = []
+        for cue in self.cues:
+            if cue["type"] == "objection":
+                who = self.who.get(cue["seat_no"])
+                cue = {**cue, "name": who["name"] if who else ""}
+            cues.append(cue)
+        return cues
+
+
+def _lines_before(village_id: int, before: int) -> list[tuple[int, str, int | None, bool]]:
+    return list(
+        Message.objects.filter(village_id=village_id, id__lt=before)
         .order_by("-id")
-        .values_list("id", flat=True)
-        .first()
+        .values_list("id", "kind", "seat_no", "hidden")[:TAIL]
     )
-    return before or 0
 
 
-def frames_for(
-    loaded: Loaded,
-    viewer: int | None,
-    messages: Sequence[Message],
-    cues: list[dict[str, Any]],
-    *,
-    with_state: bool = True,
-) -> list[dict[str, Any]]:
-    """One viewer's frames of one commit: its visible lines, the cues, its fresh state."""
-    # Imported here: selectors import services, which import this module.
-    from villages.selectors import View, state_dict, visible_messages
+class _Line:
+    """What the visibility function needs of a line read as a bare row."""
 
-    frames: list[dict[str, Any]] = [
-        {"type": "message", "message": m} for m in visible_messages(loaded.state, viewer, messages)
-    ]
-    frames += cues
-    if with_state:
-        frames.append({"type": "state", "state": state_dict(View(loaded, viewer))})
-    return frames
+    __slots__ = ("kind", "seat_no", "text")
+
+    def __init__(self, kind: str, seat_no: int | None) -> None:
+        self.kind, self.seat_no, self.text = kind, seat_no, ""
+
+
+def _groups(village_id: int, viewers: Sequence[int | None]) -> list[str]:
+    return [g for v in viewers for g in (viewer_group(village_id, v), screen_group(village_id, v))]
 
 
 def publish(
-    village_id: int,
-    message_ids: Sequence[int],
-    events: Sequence[Event],
-    *,
-    committed: Loaded | None = None,
-    messages: Sequence[Message] | None = None,
-    state_changed: bool = True,
+    before: Loaded, after: Loaded, events: Sequence[Event], messages: Sequence[Message]
 ) -> None:
-    """Push new lines, cues and the fresh state to every viewer of the village.
-
-    `committed` is the village as the commit left it (else it is read again), `messages`
-    its new lines; `state_changed=False` (only lines were added) leaves out the states.
-    """
-    if committed is None:
-        village = Village.objects.filter(pk=village_id).first()
-        if village is None:
-            return
-        committed = load(village)
-    state, version = committed.state, committed.village.version
-    if messages is None or any(m.pk is None for m in messages):
-        messages = Message.objects.filter(pk__in=message_ids).order_by("id")
-    shown = [m for m in messages if not m.hidden]
-    cues = [c for c in map(_cue, events) if c is not None]
-    widened = _widened(state, events)
-    where = {
-        "version": version,
-        "prev": _previous_message_id(village_id, message_ids),
-        "last": max(message_ids) if message_ids else None,
-    }
-    users = {no: row.user_id for no, row in committed.rows.items()}
-    sends: list[tuple[str, dict]] = []
-    for viewer in message_audiences(state):
-        # Every viewer gets an envelope, even an empty one: it moves the socket's cursor
-        # past lines it may not see, so that the next push does not look like a gap.
-        envelope = village_events(
-            frames_for(committed, viewer, shown, cues, with_state=state_changed),
-            viewer=viewer,
-            user=None if viewer is None else users.get(viewer),
-            widen=viewer in widened,
-            **where,
-        )
-        sends.append((viewer_group(village_id, viewer), envelope))
-    if _seats_may_change(state, events):
+    """Push one commit to every viewer whose view it changed (see the module's docstring)."""
+    village_id, version = after.village.pk, after.village.version
+    viewers = vis.message_audiences(after.state)
+    users = {no: row.user_id for no, row in after.rows.items()}
+    roster = _seats_may_change(after.state, events)
+    groups = _groups(village_id, viewers)
+    listening = listening_sync([*groups, roster_group(village_id)] if roster else groups)
+    sends: list[tuple[str, dict[str, Any]]] = []
+    if roster and roster_group(village_id) in listening:
         sends.append((roster_group(village_id), village_roster(users, version=version)))
+    if listening - {roster_group(village_id)}:
+        commit = _Commit(before, after, events, messages)
+        screens: dict[str, tuple[dict[str, Any], dict[int | None, int | None]]] = {}
+        for viewer in viewers:
+            user = None if viewer is None else users.get(viewer)
+            if viewer_group(village_id, viewer) in listening:
+                envelope = commit.json_for(viewer, user)
+                if envelope is not None:
+                    sends.append((viewer_group(village_id, viewer), envelope))
+            if screen_group(village_id, viewer) in listening:
+                delta = commit.screen_for(viewer)
+                if delta is not None:
+                    key = fingerprint(delta)
+                    screens.setdefault(key, (delta, {}))[1][viewer] = user
+        for key, (delta, alike) in screens.items():
+            envelope = village_screen(delta, key=key, viewers=alike, version=version)
+            sends += [(screen_group(village_id, v), envelope) for v in alike]
+    _send(village_id, sends)
+
+
+def publish_moderated(village_id: int, messages: Sequence[Message], *, hidden: bool) -> None:
+    """Lines hidden (or shown again) by the staff: off (or back on) every open screen."""
+    from villages import screenview, selectors
+
+    loaded = snapshot_of(village_id)
+    if loaded is None or not messages:
+        return
+    viewers = vis.message_audiences(loaded.state)
+    users = {no: row.user_id for no, row in loaded.rows.items()}
+    listening = listening_sync(_groups(village_id, viewers))
+    who = screenview.speakers(loaded)
+    ended = loaded.state.phase is Phase.ENDED
+    version = loaded.village.version
+    sends: list[tuple[str, dict[str, Any]]] = []
+    for viewer in viewers:
+        seen = selectors.visible_messages(loaded.state, viewer, messages)
+        if not seen:
+            continue  # nothing this viewer could see changed
+        user = None if viewer is None else users.get(viewer)
+        if viewer_group(village_id, viewer) in listening:
+            frames = [
+                {"type": "hidden", "id": m["id"]} if hidden else {"type": "shown", "message": m}
+                for m in seen
+            ]
+            sends.append(
+                (
+                    viewer_group(village_id, viewer),
+                    village_events(frames, viewer=viewer, user=user, version=version),
+                )
+            )
+        if screen_group(village_id, viewer) in listening:
+            if hidden:
+                delta: dict[str, Any] = {"hide": [m["id"] for m in seen]}
+            else:
+                delta = {"restore": [screenview.line_input(m, who, ended=ended) for m in seen]}
+            sends.append(
+                (
+                    screen_group(village_id, viewer),
+                    village_screen(
+                        delta, key=fingerprint(delta), viewers={viewer: user}, version=version
+                    ),
+                )
+            )
+    _send(village_id, sends)
+
+
+def publish_user(user_id: int) -> None:
+    """A user's standing changed (banned, unbanned): its open sockets read it again."""
+    _send(None, [(user_group(user_id), user_changed(user_id))])
+
+
+def _send(village_id: int | None, sends: list[tuple[str, dict[str, Any]]]) -> None:
     try:
         failures = group_send_many_sync(sends)
     except Exception:  # a push never undoes a committed command

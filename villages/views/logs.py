@@ -8,12 +8,12 @@ from django.utils.translation import gettext as _
 
 from villages import selectors
 from villages.engine import Phase
+from villages.screenview import speakers
 from villages.services.errors import NotFound
 
 from . import labels
 from . import render as log
 from .common import error_page, user_id
-from .screen import _phase_label, speakers
 
 
 def _days(phases: list[tuple[int, str]]) -> list[int]:
@@ -39,7 +39,7 @@ def past_log(request: HttpRequest, village_id: int) -> HttpResponse:
         state,
         view.village,
         view.viewer,
-        speakers(view),
+        speakers(view.loaded),
         heaven=None,
         groups=wanted,
         oldest_first=True,
@@ -86,6 +86,3 @@ def _day_label(day: int) -> str:
     if day == 0:
         return str(labels.PHASE["waiting"])
     return _("%(day)s日目") % {"day": day}
-
-
-__all__ = ["_phase_label", "past_log"]

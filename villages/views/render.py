@@ -18,24 +18,18 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from django.db.models import Count, Max, Q, Sum
-from django.template.loader import get_template
-from django.utils.html import escape
-from django.utils.translation import get_language, gettext_lazy
-from django.utils.translation import gettext as _
+from django.db.models import Count, Q, Sum
+from django.utils.translation import get_language
 
 from villages import selectors
 from villages.engine import GameState, MessageKind, Phase
 from villages.engine import visibility as vis
 from villages.models import Message, Village
+from villages.screenview import Speaker, line_input
+from villages.services.errors import NotFound
+from villages.services.persist import SNAPSHOTS, snapshot_of
 
-from .labels import is_japanese, system_text
-
-
-@dataclass(frozen=True)
-class Speaker:
-    name: str
-    icon_url: str
+from .parts import RENDERS, line_html
 
 
 @dataclass(frozen=True)
@@ -60,53 +54,7 @@ def audience(state: GameState, viewer: int | None) -> tuple:
 
 
 # ---------------------------------------------------------------------------
-# One line
-
-
-def _text_html(text: str) -> str:
-    return escape(text).replace("\n", "<br>")
-
-
-def message_html(msg: Message, seen: vis.MessageView, speakers: dict[int, Speaker]) -> str:
-    """One line of the log; `seen` is what the viewer may see of `msg`."""
-    kind = seen.kind.value
-    speaker = speakers.get(seen.seat_no) if seen.seat_no is not None else None
-    if kind in ("system", "objection"):
-        text = system_text(msg.code, msg.params or {}, seen.text)
-        return (
-            f'<div class="msg k-{kind}" id="m{msg.pk}" data-id="{msg.pk}">'
-            f'<span class="say">{_text_html(text)}</span></div>'
-        )
-    text = seen.text
-    if kind in ("wolf_howl", "common_whisper") and not is_japanese():
-        text = _(text)
-    who = _who(kind, speaker)
-    return (
-        f'<div class="msg k-{kind} v-{escape(msg.volume)}" id="m{msg.pk}" data-id="{msg.pk}">'
-        f'<span class="who">{who}</span><span class="say">{_text_html(text)}</span></div>'
-    )
-
-
-_WHO = {
-    "wolf": gettext_lazy("%(name)s（人狼）"),
-    "common": gettext_lazy("%(name)s（共有者）"),
-    "monologue": gettext_lazy("%(name)sの独り言"),
-    "heaven": gettext_lazy("%(name)s（霊話）"),
-    "will": gettext_lazy("%(name)sの遺言"),
-}
-
-
-def _who(kind: str, speaker: Speaker | None) -> str:
-    if kind == "wolf_howl":
-        return escape(_("狼の遠吠え"))
-    if kind == "common_whisper":
-        return escape(_("共有者の小声"))
-    if speaker is None:
-        return ""
-    icon = f'<img class="ic" src="{escape(speaker.icon_url)}" alt="">' if speaker.icon_url else ""
-    pattern = _WHO.get(kind)
-    name = escape(str(pattern) % {"name": speaker.name} if pattern else speaker.name)
-    return f"{icon}{name}"
+# Lines
 
 
 def lines_html(
@@ -118,19 +66,20 @@ def lines_html(
     heaven: bool | None,
     oldest_first: bool = False,
 ) -> str:
-    """Lines newest first (or oldest first).
+    """Lines newest first (or oldest first), each drawn from its visibility view.
 
     `heaven`: True only heaven talk, False none of it, None everything.
     """
+    ended = state.phase is Phase.ENDED
     out = []
     for msg in messages:
         seen = vis.see_message(state, viewer, msg)
         if seen is None:
             continue
-        is_heaven = seen.kind is MessageKind.HEAVEN
-        if heaven is not None and is_heaven != heaven:
+        if heaven is not None and (seen.kind is MessageKind.HEAVEN) != heaven:
             continue
-        out.append(message_html(msg, seen, speakers))
+        line = line_input(selectors.message_dict(msg, seen), speakers, ended=ended)
+        out.append(line_html(line))
     if not oldest_first:
         out.reverse()
     return "".join(out)
@@ -190,46 +139,34 @@ class _Cache:
 CLOSED_PHASES = _Cache()
 
 
+def log_marks(village_id: int) -> str:
+    """A fingerprint of which lines of the village are hidden (it changes with each)."""
+    count, total = _log_marks(village_id)[1]
+    return f"{count}:{total}"
+
+
 def _log_marks(village_id: int) -> tuple[int, tuple]:
     """The village's newest line id, and a key that changes when a line is hidden or shown."""
-    hidden = Q(hidden=True)
-    agg = Message.objects.filter(village_id=village_id).aggregate(
-        last=Max("id"), n=Count("id", filter=hidden), s=Sum("id", filter=hidden)
+    last = (
+        Message.objects.filter(village_id=village_id)
+        .order_by("-id")
+        .values_list("id", flat=True)
+        .first()
     )
-    return agg["last"] or 0, (agg["n"], agg["s"])
-
-
-FRAGMENTS = _Cache(2000)
-SNAPSHOTS = _Cache(200)
+    # Few lines are ever hidden: a partial index holds just those.
+    agg = Message.objects.filter(village_id=village_id, hidden=True).aggregate(
+        n=Count("id"), s=Sum("id")
+    )
+    return last or 0, (agg["n"], agg["s"] or 0)
 
 
 def view_for(village_id: int, user_id: int | None) -> selectors.View:
-    """`selectors.view_for`, reusing the loaded village while its version is the same.
-
-    Every write to a village goes through `services.core.run`, which bumps
-    `Village.version` with a compare-and-set; a loaded village of one version is a
-    snapshot that can no longer change. Each viewer gets a fresh `View` over it.
-    """
-    found = Village.objects.filter(pk=village_id).values_list("version", "seed").first()
-    if found is None:
-        return selectors.view_for(village_id, user_id)  # raises NotFound
-    loaded = SNAPSHOTS.get((village_id, *found))
+    """The village as committed now (a shared snapshot), seen by the user's seat."""
+    loaded = snapshot_of(village_id)
     if loaded is None:
-        view = selectors.view_for(village_id, user_id)
-        SNAPSHOTS.put((village_id, view.village.version, view.village.seed), view.loaded)
-        return view
+        raise NotFound("村が見つかりません。")
     row = loaded.seat_of_user(user_id)
     return selectors.View(loaded, row.seat_no if row else None)
-
-
-def fragment(template: str, context: dict) -> str:
-    """A template rendered once per distinct input (and language): same data, same HTML."""
-    key = (template, get_language(), repr(sorted(context.items())))
-    html = FRAGMENTS.get(key)
-    if html is None:
-        html = get_template(template).render(context)
-        FRAGMENTS.put(key, html)
-    return html
 
 
 def log_html(
@@ -256,6 +193,7 @@ def log_html(
         village.seed,  # ids may be reused (a rolled-back test, a restored backup)
         audience(state, viewer),
         heaven,
+        oldest_first,
         get_language(),
         hidden_key,
     )
@@ -306,8 +244,10 @@ CURRENT = _Cache(200)
 
 
 def clear_caches() -> None:
-    for cache in (CLOSED_PHASES, FRAGMENTS, SNAPSHOTS, CURRENT):
+    for cache in (CLOSED_PHASES, CURRENT):
         cache.clear()
+    SNAPSHOTS.clear()
+    RENDERS.clear()
 
 
 def _current_lines(

@@ -5,19 +5,25 @@
 * `lower`       village name, time, players, own role and results, log, deaths, tallies
 * `heaven_log`  the dead's talk (霊話)
 * `act`, `kick` the vote / night-action / kick pages, offering only what the engine accepts
-Every read goes through `villages.selectors` (the API's), every write through the services.
+
+Each pane is drawn from the parts of `villages.screenview` by the one renderer
+(`villages.views.parts`); the live push sends the same parts as they change. Every read goes
+through `villages.selectors` (the API's), every write through the services.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils import timezone
+from django.utils.html import escape
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -25,84 +31,73 @@ from django.views.decorators.http import require_POST
 from accounts.models import REFRESH_CHOICES
 from villages import selectors
 from villages.engine import Phase, RuleError
-from villages.forms import TALK_MODES, PrefsForm, TalkForm
+from villages.forms import PrefsForm, TalkForm
+from villages.screenview import layout, parts_of, speakers
 from villages.services import lifecycle, play
 from villages.services.config import rules
 from villages.services.errors import NotFound
 
 from . import labels, targets
+from . import parts as draw
 from . import render as log
 from .common import Prefs, error_page, prefs, save_prefs, user_id
+from .standing import local_for
 
 SOUNDS = ("dawn", "revote", "objection", "alert", "start")
+LOWER = ("d-mode", "d-head", "d-time", "d-players", "d-me", "d-deaths", "d-votes")
+UPPER = ("u-mode", "u-where", "u-talk", "u-actions", "u-objection")
 
 
 def _view(request: HttpRequest, village_id: int) -> selectors.View:
     return log.view_for(village_id, user_id(request))
 
 
-def speakers(view: selectors.View) -> dict[int, log.Speaker]:
-    found = getattr(view.loaded, "_speakers", None)
-    if found is None:  # once per loaded snapshot
-        found = {
-            no: log.Speaker(row.handle_name, row.icon.url if row.icon else "")
-            for no, row in view.loaded.rows.items()
-        }
-        view.loaded._speakers = found  # type: ignore[attr-defined]
-    return found
+class _Drawn(dict[str, str]):
+    """A pane's parts as HTML for its page, with the digests of what the socket draws."""
+
+    digests: dict[str, str]
 
 
-def _layout(view: selectors.View) -> str:
-    """ "heaven" (three panes) for a dead player during the game, else "plain"."""
-    state = view.state
-    me = state.seat(view.viewer) if view.viewer is not None else None
-    if me is not None and not me.alive and state.phase in (Phase.DAY, Phase.NIGHT):
-        return "heaven"
-    return "plain"
+def _parts(request: HttpRequest, view: selectors.View, ids: Iterable[str]) -> _Drawn:
+    drawn = draw.render_parts(parts_of(view), ids, local_for(user_id(request), view.loaded))
+    # Forms inside parts are drawn once for everyone: the page's own token goes in here.
+    token = f'value="{escape(get_token(request))}" data-csrf'
+    out = _Drawn(
+        {k: mark_safe(html.replace('value="" data-csrf', token)) for k, html in drawn.items()}
+    )
+    out.digests = {k: draw.digest(html) for k, html in drawn.items()}
+    return out
+
+
+def _by_template(drawn: dict[str, str]) -> dict[str, str]:
+    """Part ids as template variables (`d-head` → `p.d_head`)."""
+    return {k.replace("-", "_"): v for k, v in drawn.items()}
 
 
 def _config(
     request: HttpRequest,
     view: selectors.View,
     pane: str,
+    drawn: _Drawn | None = None,
     last_id: int = 0,
-    who: dict[int, log.Speaker] | None = None,
     p: Prefs | None = None,
-) -> str:
+) -> dict[str, Any]:
+    """What the page's script needs (given to it with json_script: no name can break out)."""
     p = p or prefs(request)
-    who = who if who is not None else speakers(view)
-    me = view.state.seat(view.viewer) if view.viewer is not None else None
-    data = {
+    return {
         "village": view.village.pk,
         "pane": pane,
-        "ws": f"/ws/villages/{view.village.pk}/",
+        "ws": f"/ws/villages/{view.village.pk}/?screen=1",
         "last": last_id,
         "lang": get_language(),
         "refresh": p.refresh,
         "sound": p.sound,
-        "status": view.village.status,
-        "phase": view.state.phase.value,
-        "day": view.state.day,
-        "seat": view.viewer,
-        "alive": me.alive if me else None,
-        "layout": _layout(view),
+        "layout": layout(selectors.state_dict(view)),
         "sounds": {name: f"/static/villages/sounds/{name}.wav" for name in SOUNDS},
-        "seats": {str(no): {"name": s.name, "icon": s.icon_url} for no, s in who.items()},
-        "texts": _js_texts(),
-    }
-    return json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
-
-
-def _js_texts() -> dict[str, Any]:
-    return {
-        "howl_who": _("狼の遠吠え"),
-        "whisper_who": _("共有者の小声"),
-        "who": {kind: str(pattern) for kind, pattern in log._WHO.items()},
-        "objection": _("%(name)sさん「異議あり！」"),
-        "dawn": _("夜が明けました"),
-        "revote": _("再投票になりました"),
-        "alert": _("突然死まであと%(n)s秒"),
-        "game_over": _("ゲームが終わりました"),
+        "parts": drawn.digests if drawn is not None else {},
+        "marks": log.log_marks(view.village.pk),
+        "down": reverse("villages:lower", args=[view.village.pk]),
+        "texts": {"offline": _("接続が切れました。つなぎ直しています…")},
     }
 
 
@@ -116,71 +111,24 @@ def screen(request: HttpRequest, village_id: int) -> HttpResponse:
     except NotFound as error:
         return error_page(request, error)
     base = f"/villages/{village_id}/"
+    drawn = _parts(request, view, ["screen-mode"])
     return render(
         request,
         "villages/screen.html",
         {
             "village": view.village,
-            "layout": _layout(view),
+            "layout": layout(selectors.state_dict(view)),
+            "mode": drawn["screen-mode"],
             "up_url": base + "up/",
             "down_url": base + "down/",
             "heaven_url": base + "heaven/",
-            "config": _config(request, view, "screen"),
+            "config": _config(request, view, "screen", drawn),
         },
     )
 
 
 # ---------------------------------------------------------------------------
 # The upper pane
-
-
-def _upper_context(request: HttpRequest, view: selectors.View) -> dict[str, Any]:
-    state = view.state
-    state_json = selectors.state_dict(view)
-    me = state_json["me"]
-    playing = state.phase in (Phase.DAY, Phase.NIGHT)
-    dead = me is not None and not me["alive"] and playing
-    modes = [m for m in TALK_MODES if not (m[0] == "will" and (dead or state.phase is Phase.ENDED))]
-    choices = targets.available(state, view.viewer) if me and playing and not dead else []
-    p = prefs(request)
-    return {
-        "village": view.village,
-        "state": state_json,
-        "me": me,
-        "dead": dead,
-        "playing": playing,
-        "waiting": state.phase is Phase.WAITING,
-        "ended": state.phase is Phase.ENDED,
-        "phase_label": _phase_label(state.day, state.phase.value),
-        "modes": modes,
-        "actions": [(c.action, labels.ABILITY[c.action]) for c in choices],
-        "prefs": p,
-        "refresh_choices": REFRESH_CHOICES,
-        "can_object": me is not None
-        and not dead
-        and state.phase in (Phase.WAITING, Phase.DAY)
-        and me["objections_left"] > 0,
-        "sig": _signature(state_json),
-        "config": _config(request, view, "up"),
-    }
-
-
-def _signature(state: dict[str, Any]) -> str:
-    """What the upper pane shows that a state push can change (the JS compares it)."""
-    me = state["me"] or {}
-    v = state["village"]
-    parts = [v["status"], v["phase"], v["day"], me.get("alive"), me.get("action_done")]
-    return ":".join(
-        "" if x is None else str(x).lower() if isinstance(x, bool) else str(x) for x in parts
-    )
-
-
-def _phase_label(day: int, phase: str) -> str:
-    if phase == "waiting":
-        return str(labels.PHASE["waiting"])
-    if phase == "ended":
-        return str(labels.PHASE["ended"])
-    return _("%(day)s日目の%(phase)s") % {"day": day, "phase": labels.PHASE[phase]}
 
 
 def upper(request: HttpRequest, village_id: int) -> HttpResponse:
@@ -190,9 +138,36 @@ def upper(request: HttpRequest, village_id: int) -> HttpResponse:
         return error_page(request, error)
     if request.method == "POST":
         return _talk(request, view)
-    context = _upper_context(request, view)
-    context["form"] = TalkForm(initial={"mode": "normal"})
-    return render(request, "villages/upper.html", context)
+    return _upper_page(request, view)
+
+
+def _upper_page(
+    request: HttpRequest,
+    view: selectors.View,
+    *,
+    text: str = "",
+    mode: str = "normal",
+    error: str | None = None,
+) -> HttpResponse:
+    drawn = _parts(request, view, UPPER)
+    talk = draw.talk_labels(parts_of(view)["u-talk"])
+    state = view.state
+    context = {
+        "village": view.village,
+        "p": _by_template(drawn),
+        "phase": state.phase.value,
+        "heaven": layout(selectors.state_dict(view)) == "heaven",
+        "seated": view.viewer is not None,
+        "text": text,
+        "mode": mode,
+        "placeholder": talk["placeholder"],
+        "talk_label": talk["label"],
+        "prefs": prefs(request),
+        "refresh_choices": REFRESH_CHOICES,
+        "error": error,
+        "config": _config(request, view, "up", drawn),
+    }
+    return render(request, "villages/upper.html", context, status=400 if error else 200)
 
 
 def _talk(request: HttpRequest, view: selectors.View) -> HttpResponse:
@@ -201,7 +176,6 @@ def _talk(request: HttpRequest, view: selectors.View) -> HttpResponse:
     data = getattr(form, "cleaned_data", {})
     text = data.get("text", request.POST.get("text", ""))
     mode = data.get("mode") or "normal"
-    error: str | None = None
     if not request.user.is_authenticated:
         error = labels.error_text("ログインしてください。")
     else:
@@ -227,133 +201,34 @@ def _talk(request: HttpRequest, view: selectors.View) -> HttpResponse:
             done = "will" if channel == "will" else "talk"
             return HttpResponseRedirect(f"/villages/{view.village.pk}/up/?done={done}")
     view = _view(request, view.village.pk)
-    context = _upper_context(request, view)
-    context["form"] = TalkForm(initial={"text": text, "mode": mode})
-    context["error"] = error
-    return render(request, "villages/upper.html", context, status=400)
+    return _upper_page(request, view, text=text, mode=mode, error=error)
 
 
 # ---------------------------------------------------------------------------
 # The lower pane and the heaven log
 
 
-def _lower_context(request: HttpRequest, view: selectors.View) -> dict[str, Any]:
+def log_parts(view: selectors.View) -> dict[str, str]:
+    """The village log and the heaven log, whole, as the viewer may see them now."""
     state = view.state
-    s = selectors.state_dict(view)
-    p = prefs(request)
-    names = {row_no: row.handle_name for row_no, row in view.loaded.rows.items()}
+    ended = state.phase is Phase.ENDED
+    who = speakers(view.loaded)
     # Heaven talk has its own pane during the game; after the end the log holds everything.
-    heaven: bool | None = None if state.phase is Phase.ENDED else False
-    who = speakers(view)
-    html, last_id = log.log_html(state, view.village, view.viewer, who, heaven=heaven)
-    now = timezone.now()
-    seats = []
-    for seat in s["seats"]:
-        seats.append(
-            {
-                **seat,
-                "role_label": labels.label(labels.ROLE, seat["role"]),
-                "sub_labels": [labels.label(labels.SUB_ROLE, x) for x in seat["sub_roles"] or []],
-                "cause_label": labels.label(labels.DEATH, seat["death_cause"]),
-            }
-        )
-    deaths = []
-    for seat in sorted(
-        (x for x in state.seats if not x.alive),
-        key=lambda x: (x.death_day or 0, x.death_phase != Phase.NIGHT, x.no),
-    ):
-        shown = next(x for x in seats if x["seat_no"] == seat.no)
-        deaths.append(
-            {
-                "name": seat.name,
-                "when": _phase_label(seat.death_day or 0, (seat.death_phase or Phase.DAY).value),
-                "cause": shown["cause_label"],
-            }
-        )
-    votes = []
-    for v in reversed(s["votes"]):
-        received: dict[int, int] = {}
-        for b in v["ballots"]:
-            received[b["target"]] = received.get(b["target"], 0) + b["weight"]
-        votes.append(
-            {
-                "day": v["day"],
-                "round": v["round"],
-                "rows": [
-                    {
-                        "voter": names.get(b["voter"], "?"),
-                        "count": received.get(b["voter"], 0),
-                        "target": names.get(b["target"], "?"),
-                        "weight": b["weight"],
-                    }
-                    for b in v["ballots"]
-                ],
-                "executed": names.get(v["executed"]) if v["executed"] else None,
-            }
-        )
-    me = s["me"]
-    me_ctx = None
-    if me is not None and me["role"]:
-        role = me["role"]
-        partner_label = {
-            "wolf": _("仲間の人狼"),
-            "fanatic": _("人狼"),
-            "common": _("もうひとりの共有者"),
-            "cupid": _("恋人たち"),
-        }.get(role, _("恋人"))
-        me_ctx = {
-            "role": role,
-            "role_label": labels.label(labels.ROLE, role),
-            "sub_labels": [labels.label(labels.SUB_ROLE, x) for x in me["sub_roles"]],
-            "partner_label": partner_label,
-            "partners": [names.get(no, "?") for no in me["partners"]],
-            "results": [
-                {
-                    "day": r["day"],
-                    "ability": r["ability"],
-                    "target": names.get(r["target"], "?"),
-                    "result": labels.label(labels.RESULT, r["result"]),
-                    "raw": r["result"],
-                }
-                for r in me["results"]
-            ],
-            "alive": me["alive"],
-        }
-    clock = s["clock"]
-    virtual = clock["virtual_seconds_left"]
-    return {
-        "village": view.village,
-        "v": s["village"],
-        "state": s,
-        "status_label": labels.STATUS.get(view.village.status, ""),
-        "phase_label": _phase_label(state.day, state.phase.value),
-        "phase": state.phase.value,
-        "virtual_left": labels.minutes(virtual) if virtual is not None else None,
-        "time_up": clock["time_up"],
-        "phase_deadline": clock["phase_deadline"],
-        "sudden_deadline": clock["sudden_death_deadline"],
-        "real_left": _seconds_until(clock["phase_deadline"], now),
-        "sudden_left": _seconds_until(clock["sudden_death_deadline"], now),
-        "players_html": log.fragment("villages/players.html", {"seats": seats}),
-        "me_html": log.fragment("villages/me.html", {"me": me_ctx}),
-        "log_html": html,
-        "last_id": last_id,
-        "deaths_html": log.fragment("villages/deaths.html", {"deaths": deaths}),
-        "votes_html": log.fragment("villages/votes.html", {"votes": votes}),
-        "winner_label": labels.label(labels.WINNER, s["winner"]),
-        "prefs": p,
-        "layout": _layout(view),
-        "config": _config(request, view, "down", last_id, who, p),
-    }
+    village_log, last = log.log_html(
+        state, view.village, view.viewer, who, heaven=None if ended else False
+    )
+    out = {"d-log": _log_section("d-log", village_log, last)}
+    if layout(selectors.state_dict(view)) == "heaven":
+        heaven, last = log.log_html(state, view.village, view.viewer, who, heaven=True)
+        out["h-log"] = _log_section("h-log", heaven, last)
+    return out
 
 
-def _seconds_until(iso: str | None, now) -> str | None:
-    if not iso:
-        return None
-    from datetime import datetime
-
-    left = (datetime.fromisoformat(iso) - now).total_seconds()
-    return labels.minutes(int(max(0, left)))
+def _log_section(part_id: str, html: str, last: int) -> str:
+    return (
+        f'<section class="part log" data-part="log" id="{part_id}" data-last="{last}">'
+        f"{html}</section>"
+    )
 
 
 def lower(request: HttpRequest, village_id: int) -> HttpResponse:
@@ -361,7 +236,25 @@ def lower(request: HttpRequest, village_id: int) -> HttpResponse:
         view = _view(request, village_id)
     except NotFound as error:
         return error_page(request, error)
-    return render(request, "villages/lower.html", _lower_context(request, view))
+    p = prefs(request)
+    drawn = _parts(request, view, LOWER)
+    logs = log_parts(view)
+    last = _last_of(logs["d-log"])
+    context = {
+        "village": view.village,
+        "phase": view.state.phase.value,
+        "p": _by_template(drawn),
+        "log": mark_safe(logs["d-log"]),
+        "prefs": p,
+        "config": _config(request, view, "down", drawn, last, p),
+    }
+    return render(request, "villages/lower.html", context)
+
+
+def _last_of(section: str) -> int:
+    marker = 'data-last="'
+    start = section.index(marker) + len(marker)
+    return int(section[start : section.index('"', start)])
 
 
 def heaven_log(request: HttpRequest, village_id: int) -> HttpResponse:
@@ -369,15 +262,16 @@ def heaven_log(request: HttpRequest, village_id: int) -> HttpResponse:
         view = _view(request, village_id)
     except NotFound as error:
         return error_page(request, error)
-    html, last_id = log.log_html(view.state, view.village, view.viewer, speakers(view), heaven=True)
+    who = speakers(view.loaded)
+    html, last = log.log_html(view.state, view.village, view.viewer, who, heaven=True)
     return render(
         request,
         "villages/heaven.html",
         {
             "village": view.village,
-            "log_html": html,
+            "log": mark_safe(_log_section("h-log", html, last)),
             "prefs": prefs(request),
-            "config": _config(request, view, "heaven", last_id),
+            "config": _config(request, view, "heaven", None, last),
         },
     )
 
@@ -397,22 +291,20 @@ def act(request: HttpRequest, village_id: int) -> HttpResponse:
         return error_page(request, error)
     error: str | None = None
     if request.method == "POST":
-        if not request.user.is_authenticated:
-            error = labels.error_text("ログインしてください。")
-        else:
-            chosen = [int(x) for x in request.POST.getlist("target") if x.isdigit()]
-            try:
-                if action == "vote":
-                    play.vote(village_id=village_id, user=request.user, target=(chosen or [0])[0])
-                else:
-                    play.night_action(
-                        village_id=village_id, user=request.user, action=action, targets=chosen
-                    )
-            except RuleError as exc:
-                error = labels.error_text(exc.message)
+        chosen = [int(x) for x in request.POST.getlist("target") if x.isdigit()]
+
+        def command() -> None:
+            if action == "vote":
+                play.vote(village_id=village_id, user=request.user, target=(chosen or [0])[0])
             else:
-                return HttpResponseRedirect(f"/villages/{village_id}/down/?done={action}")
-            view = _view(request, village_id)
+                play.night_action(
+                    village_id=village_id, user=request.user, action=action, targets=chosen
+                )
+
+        error = _submit(request, command)
+        if error is None:
+            return HttpResponseRedirect(f"/villages/{village_id}/down/?done={action}")
+        view = _view(request, village_id)
     c = (
         targets.choice(view.state, view.viewer, action)
         if view.viewer is not None
@@ -424,6 +316,7 @@ def act(request: HttpRequest, village_id: int) -> HttpResponse:
         for no in c.targets
         if no in rows
     ]
+    drawn = _parts(request, view, ["d-mode"])
     return render(
         request,
         "villages/act.html",
@@ -437,8 +330,9 @@ def act(request: HttpRequest, village_id: int) -> HttpResponse:
             "fixed_no": c.fixed,
             "refusal": labels.error_text(c.refusal.message) if c.refusal else None,
             "error": error,
+            "p": _by_template(drawn),
             "prefs": prefs(request),
-            "config": _config(request, view, "act"),
+            "config": _config(request, view, "act", drawn),
         },
         status=400 if error else 200,
     )
@@ -453,22 +347,23 @@ def kick(request: HttpRequest, village_id: int) -> HttpResponse:
     error = message = None
     if request.method == "POST":
         target = request.POST.get("target", "")
-        if not request.user.is_authenticated:
-            error = labels.error_text("ログインしてください。")
-        else:
-            try:
-                kicked = lifecycle.kick_vote(
+        kicked: list[bool] = []
+
+        def command() -> None:
+            kicked.append(
+                lifecycle.kick_vote(
                     village_id=village_id,
                     user=request.user,
                     target=int(target) if target.isdigit() else 0,
                 )
-            except RuleError as exc:
-                error = labels.error_text(exc.message)
-            else:
-                message = (
-                    _("その人は村から追い出されました。") if kicked else _("キック投票しました。")
-                )
-            view = _view(request, village_id)
+            )
+
+        error = _submit(request, command)
+        if error is None:
+            message = (
+                _("その人は村から追い出されました。") if kicked[0] else _("キック投票しました。")
+            )
+        view = _view(request, village_id)
     rows = view.loaded.rows
     seats = [
         {
@@ -480,6 +375,7 @@ def kick(request: HttpRequest, village_id: int) -> HttpResponse:
         for no, row in sorted(rows.items())
         if not row.dummy
     ]
+    drawn = _parts(request, view, ["d-mode"])
     return render(
         request,
         "villages/kick.html",
@@ -490,57 +386,58 @@ def kick(request: HttpRequest, village_id: int) -> HttpResponse:
             "waiting": view.state.phase is Phase.WAITING,
             "error": error,
             "message": message,
+            "p": _by_template(drawn),
             "prefs": prefs(request),
-            "config": _config(request, view, "act"),
+            "config": _config(request, view, "act", drawn),
         },
         status=400 if error else 200,
     )
 
 
+def _submit(request: HttpRequest, command: Callable[[], None]) -> str | None:
+    """Run a pane's command for the logged-in user; the error to show, or None."""
+    if not request.user.is_authenticated:
+        return labels.error_text("ログインしてください。")
+    try:
+        command()
+    except RuleError as exc:
+        return labels.error_text(exc.message)
+    return None
+
+
 def _back(request: HttpRequest, default: str) -> str:
+    """Where a form asks to go next: a path of this site only (never another host)."""
     nxt = request.POST.get("next", "")
-    return nxt if nxt.startswith("/") and not nxt.startswith("//") else default
+    safe = url_has_allowed_host_and_scheme(
+        nxt, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return nxt if safe and nxt.startswith("/") else default
 
 
-@require_POST
-@login_required
-def start_vote(request: HttpRequest, village_id: int) -> HttpResponse:
-    try:
-        lifecycle.vote_start(village_id=village_id, user=request.user)
-    except RuleError as exc:
-        return _upper_error(request, village_id, exc)
-    return HttpResponseRedirect(_back(request, f"/villages/{village_id}/up/"))
+def _pane_post(
+    run: Callable[..., object], default: Callable[[int], str]
+) -> Callable[[HttpRequest, int], HttpResponse]:
+    """A button of the upper pane: run the service, then go back (or show its error)."""
+
+    @require_POST
+    @login_required
+    def view(request: HttpRequest, village_id: int) -> HttpResponse:
+        try:
+            run(village_id=village_id, user=request.user)
+        except RuleError as exc:
+            try:
+                found = _view(request, village_id)
+            except NotFound as error:
+                return error_page(request, error)
+            return _upper_page(request, found, error=labels.error_text(exc.message))
+        return HttpResponseRedirect(_back(request, default(village_id)))
+
+    return view
 
 
-@require_POST
-@login_required
-def leave(request: HttpRequest, village_id: int) -> HttpResponse:
-    try:
-        lifecycle.leave(village_id=village_id, user=request.user)
-    except RuleError as exc:
-        return _upper_error(request, village_id, exc)
-    return HttpResponseRedirect(_back(request, f"/villages/{village_id}/"))
-
-
-@require_POST
-@login_required
-def objection(request: HttpRequest, village_id: int) -> HttpResponse:
-    try:
-        play.object_(village_id=village_id, user=request.user)
-    except RuleError as exc:
-        return _upper_error(request, village_id, exc)
-    return HttpResponseRedirect(_back(request, f"/villages/{village_id}/up/"))
-
-
-def _upper_error(request: HttpRequest, village_id: int, exc: RuleError) -> HttpResponse:
-    try:
-        view = _view(request, village_id)
-    except NotFound as error:
-        return error_page(request, error)
-    context = _upper_context(request, view)
-    context["form"] = TalkForm(initial={"mode": "normal"})
-    context["error"] = labels.error_text(exc.message)
-    return render(request, "villages/upper.html", context, status=400)
+start_vote = _pane_post(lifecycle.vote_start, lambda v: f"/villages/{v}/up/")
+leave = _pane_post(lifecycle.leave, lambda v: f"/villages/{v}/")
+objection = _pane_post(play.object_, lambda v: f"/villages/{v}/up/")
 
 
 @require_POST

@@ -1,203 +1,118 @@
 /* The game screen's live updates (SPEC §10). One file for the frame page and every pane.
  *
- * The frame page ("screen") opens one WebSocket and hands its events to the panes that
- * subscribe (same-origin iframes); a pane opened on its own opens its own socket. Lines
- * are appended as they come; any other change re-reads the pane's HTML and swaps its
- * parts, so the server's templates stay the only renderer of state. Without JavaScript
- * the panes still work: <noscript> meta refresh keeps them current.
+ * The server draws everything: its socket (?screen=1, see villages/consumers.py) sends
+ * ready HTML parts, which this script puts in place by id, and new lines, which it adds to
+ * their log. It builds no line and never downloads a pane because something changed.
+ *
+ * The frame page holds the one socket and applies each frame to itself and to its panes
+ * (same-origin frames); a pane opened on its own holds its own. Each page tells the socket
+ * what it shows (the digests of its parts, its last line), so that the socket sends only
+ * what differs. Without JavaScript the panes still work: <noscript> refresh keeps them
+ * current.
  */
 (function () {
   "use strict";
   var cfgEl = document.getElementById("jinro-config");
   if (!cfgEl) return;
   var cfg = JSON.parse(cfgEl.textContent);
-  var T = cfg.texts || {};
-
-  // ---------------------------------------------------------------- the socket
-  function Socket(getAfter) {
-    var subs = [], ws = null, retry = 0, self = this, recent = [];
-    this.last = 0;
-    this.open = false;
-    this.subscribe = function (fn, lastId) {
-      subs.push(fn);
-      recent.forEach(function (ev) {
-        if (ev.message.id > (lastId || 0)) fn(ev);
-      });
-      return function () { subs = subs.filter(function (f) { return f !== fn; }); };
-    };
-    function dispatch(ev) {
-      if (ev.type === "message" && ev.message) {
-        if (ev.message.id <= self.seen) return;
-        self.seen = ev.message.id;
-        recent.push(ev);
-        if (recent.length > 200) recent.shift();
-      }
-      subs.forEach(function (fn) { try { fn(ev); } catch (e) { if (window.console) console.error(e); } });
-    }
-    this.seen = 0;
-    this.connect = function () {
-      var proto = location.protocol === "https:" ? "wss://" : "ws://";
-      try { ws = new WebSocket(proto + location.host + cfg.ws); } catch (e) { return later(); }
-      ws.onopen = function () {
-        retry = 0; self.open = true;
-        var after = Math.max(self.seen, getAfter());
-        ws.send(JSON.stringify({ type: "resume", after: after }));
-        if (!self.seen) self.seen = after;
-        document.documentElement.classList.add("live");
-      };
-      ws.onmessage = function (e) {
-        var data;
-        try { data = JSON.parse(e.data); } catch (err) { return; }
-        (Array.isArray(data) ? data : [data]).forEach(dispatch);
-      };
-      ws.onclose = function () {
-        self.open = false;
-        document.documentElement.classList.remove("live");
-        later();
-      };
-    };
-    function later() {
-      retry = Math.min(retry + 1, 6);
-      setTimeout(self.connect, 500 * Math.pow(2, retry - 1));
-    }
-  }
-
-  // ---------------------------------------------------------------- the frame page
-  if (cfg.pane === "screen") {
-    var panesLast = {}, nextPane = 0;
-    var hub = new Socket(function () {
-      var ids = Object.keys(panesLast).map(function (k) { return panesLast[k]; });
-      return ids.length ? Math.min.apply(null, ids) : 0;
-    });
-    window.JINRO_HUB = {
-      subscribe: function (fn, lastId) {
-        var n = ++nextPane;
-        if (lastId) panesLast[n] = lastId;
-        var off = hub.subscribe(fn, lastId);
-        return function () { delete panesLast[n]; off(); };
-      },
-      isOpen: function () { return hub.open; },
-    };
-    hub.subscribe(function (ev) {
-      if (ev.type !== "state" || !ev.state) return;
-      var v = ev.state.village, me = ev.state.me;
-      var layout = me && !me.alive && (v.phase === "day" || v.phase === "night") ? "heaven" : "plain";
-      if (v.status !== cfg.status || layout !== cfg.layout) reloadWhenPanesAreIdle(0);
-    });
-    // A reload aborts a pane's pending POST (its command is done, but its answer lost):
-    // let a pane that is submitting finish first, for a few seconds at most.
-    function panesBusy() {
-      for (var i = 0; i < window.frames.length; i++) {
-        try { if (window.frames[i].JINRO_SUBMITTING) return true; } catch (e) { /* not ours */ }
-      }
-      return false;
-    }
-    function reloadWhenPanesAreIdle(tries) {
-      if (tries < 20 && panesBusy()) return setTimeout(function () { reloadWhenPanesAreIdle(tries + 1); }, 250);
-      location.reload();
-    }
-    window.addEventListener("load", function () { hub.connect(); });
-    return;
-  }
-
-  // ---------------------------------------------------------------- panes
   var parentHub = null;
-  try { if (window.parent !== window && window.parent.JINRO_HUB) parentHub = window.parent.JINRO_HUB; } catch (e) { parentHub = null; }
-  var logEl = document.getElementById("log");
-  var lastId = logEl ? +(logEl.getAttribute("data-last") || cfg.last || 0) : cfg.last || 0;
-  var ja = (cfg.lang || "ja").indexOf("ja") === 0;
+  try {
+    if (window.parent !== window && window.parent.JINRO_HUB) parentHub = window.parent.JINRO_HUB;
+  } catch (e) { parentHub = null; }
 
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text != null) e.textContent = text;
-    return e;
+  // ---------------------------------------------------------------- putting frames in place
+  function csrfToken(doc) {
+    var input = doc.querySelector("input[name=csrfmiddlewaretoken]:not([value=''])");
+    return input ? input.value : "";
   }
-  function textWithBreaks(node, text) {
-    String(text).split("\n").forEach(function (line, i) {
-      if (i) node.appendChild(document.createElement("br"));
-      node.appendChild(document.createTextNode(line));
-    });
-  }
-  function lineFor(m) {
-    var div = el("div", "msg k-" + m.kind + (m.kind === "system" || m.kind === "objection" ? "" : " v-" + (m.volume || "normal")) + " new");
-    div.id = "m" + m.id;
-    div.setAttribute("data-id", m.id);
-    if (m.kind !== "system" && m.kind !== "objection") {
-      var who = el("span", "who");
-      if (m.kind === "wolf_howl") who.textContent = T.howl_who || "";
-      else if (m.kind === "common_whisper") who.textContent = T.whisper_who || "";
-      else if (m.seat_no != null && cfg.seats[m.seat_no]) {
-        var s = cfg.seats[m.seat_no];
-        if (s.icon) { var img = el("img", "ic"); img.src = s.icon; img.alt = ""; who.appendChild(img); }
-        var pattern = (T.who || {})[m.kind];
-        who.appendChild(document.createTextNode(pattern ? pattern.replace("%(name)s", s.name) : s.name));
+
+  function afterSwap(el, doc) {
+    el.querySelectorAll("input[data-csrf]").forEach(function (i) { if (!i.value) i.value = csrfToken(doc); });
+    if (el.hasAttribute("data-body") && doc.body.getAttribute("data-fixed-body") === null) {
+      var pane = doc.defaultView.JINRO_PANE;
+      if (pane && pane.onMode) pane.onMode(el); else doc.body.className = el.getAttribute("data-body");
+    }
+    if (el.id === "u-talk") {
+      var box = doc.getElementById("talk-text");
+      if (box) {
+        box.placeholder = el.getAttribute("data-placeholder") || "";
+        box.setAttribute("aria-label", el.getAttribute("data-label") || "");
       }
-      div.appendChild(who);
     }
-    var say = el("span", "say");
-    textWithBreaks(say, m.text);
-    div.appendChild(say);
-    return div;
-  }
-  function wants(m) {
-    if (cfg.pane === "heaven") return m.kind === "heaven";
-    if (cfg.pane === "down") return m.kind !== "heaven" || cfg.status === "ended";
-    return false;
-  }
-  function addLine(m) {
-    if (!logEl || document.getElementById("m" + m.id)) return;
-    if (!ja && (m.code || m.kind === "wolf_howl" || m.kind === "common_whisper")) return refetch();
-    var phaseKey = m.day + "-" + m.phase;
-    var block = logEl.firstElementChild;
-    if (!block || block.getAttribute("data-phase") !== phaseKey) {
-      block = el("div", "phase");
-      block.setAttribute("data-phase", phaseKey);
-      logEl.insertBefore(block, logEl.firstChild);
-    }
-    block.insertBefore(lineFor(m), block.firstChild);
-    if (m.id > lastId) lastId = m.id;
+    if (el.id === "screen-mode") showLayout(el.getAttribute("data-layout"));
+    tick();
   }
 
-  // re-read this pane and swap its parts (never the text someone is typing)
-  var fetching = null, again = false;
-  function refetch() {
-    if (cfg.pane !== "down" && cfg.pane !== "heaven") return;
-    if (fetching) { again = true; return; }
-    fetching = setTimeout(function () {
-      fetch(location.pathname, { credentials: "same-origin", headers: { "X-Requested-With": "fetch" } })
-        .then(function (r) { return r.ok ? r.text() : null; })
-        .then(function (html) {
-          if (!html) return;
-          var doc = new DOMParser().parseFromString(html, "text/html");
-          doc.querySelectorAll("[data-part]").forEach(function (part) {
-            var name = part.getAttribute("data-part");
-            var mine = document.querySelector('[data-part="' + name + '"]');
-            if (!mine) return;
-            if (name === "log") {
-              var theirs = part.querySelector(".msg"), ours = mine.querySelector(".msg");
-              var theirId = theirs ? theirs.getAttribute("data-id") : null;
-              var ourId = ours ? ours.getAttribute("data-id") : null;
-              if (theirId !== ourId || part.querySelectorAll(".msg").length !== mine.querySelectorAll(".msg").length) {
-                mine.innerHTML = part.innerHTML;
-              }
-              lastId = Math.max(lastId, +(part.getAttribute("data-last") || 0));
-            } else if (mine.innerHTML !== part.innerHTML) {
-              mine.innerHTML = part.innerHTML;
-            }
-          });
-          document.body.className = doc.body.className;
-        })
-        .catch(function () {})
-        .then(function () {
-          fetching = null;
-          if (again) { again = false; refetch(); }
-        });
-    }, 150);
+  function replacePart(doc, id, html) {
+    var old = doc.getElementById(id);
+    if (!old) return false;
+    var holder = doc.createElement("template");
+    holder.innerHTML = html;
+    var fresh = holder.content.firstElementChild;
+    if (!fresh) return false;
+    old.replaceWith(fresh);
+    afterSwap(fresh, doc);
+    return true;
   }
 
-  // cues: a sound when wanted, and always something to see
+  function logOf(doc, pane) {
+    return doc.getElementById(pane === "heaven" ? "h-log" : "d-log");
+  }
+
+  // A line goes first in its phase's block (the log is newest first); in order when restored.
+  function placeLine(doc, line, restoring) {
+    var id = line[0], pane = line[1], phase = line[2], html = line[3];
+    var log = logOf(doc, pane);
+    if (!log || doc.getElementById("m" + id)) return;
+    var holder = doc.createElement("template");
+    holder.innerHTML = html;
+    var el = holder.content.firstElementChild;
+    var block = null;
+    log.querySelectorAll(":scope > .phase").forEach(function (b) {
+      if (b.getAttribute("data-phase") === phase) block = b;
+    });
+    if (!block) {
+      block = doc.createElement("div");
+      block.className = "phase";
+      block.setAttribute("data-phase", phase);
+      log.insertBefore(block, log.firstChild);
+    }
+    var before = block.firstElementChild;
+    if (restoring) {
+      while (before && +before.getAttribute("data-id") > id) before = before.nextElementSibling;
+    } else {
+      el.classList.add("new");
+    }
+    block.insertBefore(el, before);
+    var last = +(log.getAttribute("data-last") || 0);
+    if (id > last) log.setAttribute("data-last", id);
+  }
+
+  function apply(docs, frame, state) {
+    (frame.parts || []).forEach(function (part) {
+      docs.forEach(function (doc) { replacePart(doc, part[0], part[1]); });
+      state.parts[part[0]] = part[2];
+    });
+    (frame.lines || []).forEach(function (line) {
+      docs.forEach(function (doc) { placeLine(doc, line, false); });
+      if (line[0] > state.last) state.last = line[0];
+    });
+    (frame.restore || []).forEach(function (line) {
+      docs.forEach(function (doc) { placeLine(doc, line, true); });
+    });
+    (frame.hide || []).forEach(function (id) {
+      docs.forEach(function (doc) {
+        var el = doc.getElementById("m" + id);
+        if (el) el.remove();
+      });
+    });
+    if (frame.marks != null) state.marks = frame.marks;
+    (frame.cues || []).forEach(function (c) { cue(docs, c.kind, c.text); });
+  }
+
+  // ---------------------------------------------------------------- cues
   var sounds = {};
+  var SOUND_OF = { objection: "objection", dawn: "dawn", revote: "revote", alert: "alert", game_over: "start" };
   function play(name) {
     if (!cfg.sound || !cfg.sounds[name]) return;
     try {
@@ -208,78 +123,153 @@
     } catch (e) { /* no audio here */ }
   }
   var cueTimer = null;
-  function cue(kind, text) {
-    var box = document.getElementById("cue");
-    if (box) {
+  function cue(docs, kind, text) {
+    play(SOUND_OF[kind]);
+    docs.forEach(function (doc) {
+      var box = doc.getElementById("cue");
+      if (!box) return;
       box.hidden = false;
       box.className = "cue cue-" + kind + " blink";
       box.textContent = text;
       box.setAttribute("data-kind", kind);
       clearTimeout(cueTimer);
       cueTimer = setTimeout(function () { box.hidden = true; box.className = "cue"; }, 5000);
-    }
-    var title = document.title.replace(/^【[^】]*】/, "");
-    document.title = "【" + text + "】" + title;
-    setTimeout(function () { document.title = title; }, 5000);
+    });
+    var top = window.top.document;
+    var title = top.title.replace(/^【[^】]*】/, "");
+    top.title = "【" + text + "】" + title;
+    setTimeout(function () { top.title = title; }, 5000);
   }
 
-  function onEvent(ev) {
-    switch (ev.type) {
-      case "message":
-        if (ev.message && wants(ev.message)) addLine(ev.message);
-        break;
-      case "state":
-        onState(ev.state);
-        break;
-      case "log": // what this viewer may see has widened (a death, the end)
-        refetch();
-        break;
-      case "objection":
-        if (cfg.pane === "down") {
-          var who = cfg.seats[ev.seat_no] ? cfg.seats[ev.seat_no].name : "";
-          cue("objection", (T.objection || "!").replace("%(name)s", who));
-          play("objection");
-        }
-        break;
-      case "dawn":
-        if (cfg.pane === "down") { cue("dawn", T.dawn || ""); play("dawn"); }
-        break;
-      case "revote":
-        if (cfg.pane === "down") { cue("revote", T.revote || ""); play("revote"); }
-        break;
-      case "alert":
-        if (cfg.pane === "down") { cue("alert", (T.alert || "").replace("%(n)s", ev.seconds_left)); play("alert"); }
-        break;
-      case "game_over":
-        if (cfg.pane === "down") { cue("game_over", T.game_over || ""); play("start"); }
-        break;
+  // ---------------------------------------------------------------- the socket
+  function Socket(onFrame, hello) {
+    var ws = null, retry = 0, self = this;
+    this.open = false;
+    this.send = function (data) {
+      if (ws && self.open) ws.send(JSON.stringify(data));
+    };
+    this.connect = function () {
+      var proto = location.protocol === "https:" ? "wss://" : "ws://";
+      try { ws = new WebSocket(proto + location.host + cfg.ws); } catch (e) { return later(); }
+      ws.onopen = function () {
+        retry = 0;
+        self.open = true;
+        offline(false);
+        self.send(hello());
+      };
+      ws.onmessage = function (e) {
+        var data;
+        try { data = JSON.parse(e.data); } catch (err) { return; }
+        if (data.type === "screen") onFrame(data);
+        else if (data.type === "error" && data.error) onError(data.error);
+      };
+      ws.onclose = function (e) {
+        var was = self.open;
+        self.open = false;
+        if (e.code === 4403 || e.code === 4404) { offline(true, e.code); return; }
+        if (was || retry > 0) offline(true);
+        later();
+      };
+    };
+    function later() {
+      retry = Math.min(retry + 1, 6);
+      setTimeout(self.connect, 500 * Math.pow(2, retry - 1));
     }
   }
 
-  // While this pane's form is being sent, its answer will bring the fresh page: navigating
-  // now would abort the POST (and lose its answer, or its error message).
+  var docsNow = function () { return [document]; };
+  function offline(down, code) {
+    docsNow().forEach(function (doc) {
+      var box = doc.getElementById("conn");
+      if (!box) return;
+      box.hidden = !down;
+      if (code === 4403 && box.getAttribute("data-closed")) box.textContent = box.getAttribute("data-closed");
+    });
+    document.documentElement.classList.toggle("live", !down);
+  }
+  function onError(error) {
+    docsNow().forEach(function (doc) {
+      var box = doc.getElementById("conn");
+      if (box && error.message) { box.hidden = false; box.setAttribute("data-closed", error.message); box.textContent = error.message; }
+    });
+  }
+
+  // ---------------------------------------------------------------- the frame page
+  function showLayout(mode) {
+    if (cfg.pane !== "screen" || !mode) return;
+    var heaven = document.querySelector("iframe[name=heaven]");
+    document.body.className = "screen layout-" + mode;
+    if (!heaven) return;
+    if (mode === "heaven") {
+      if (!heaven.getAttribute("src")) heaven.setAttribute("src", heaven.getAttribute("data-src"));
+      heaven.hidden = false;
+    } else {
+      heaven.hidden = true;
+    }
+  }
+
+  if (cfg.pane === "screen") {
+    var panes = [];  // {doc, cfg, state}
+    var screenState = { parts: cfg.parts || {}, last: 0, marks: cfg.marks };
+    function paneDocs() {
+      var out = [document];
+      panes.forEach(function (p) { if (out.indexOf(p.doc) < 0) out.push(p.doc); });
+      return out;
+    }
+    docsNow = paneDocs;
+    function merged() {
+      var parts = {}, after = null;
+      Object.keys(screenState.parts).forEach(function (k) { parts[k] = screenState.parts[k]; });
+      panes.forEach(function (p) {
+        Object.keys(p.state.parts).forEach(function (k) { parts[k] = p.state.parts[k]; });
+        if (p.hasLog) after = after === null ? p.state.last : Math.min(after, p.state.last);
+      });
+      return { type: "hello", parts: parts, after: after, marks: screenState.marks, lang: cfg.lang };
+    }
+    var hub = new Socket(function (frame) {
+      panes = panes.filter(function (p) { try { return p.win.document === p.doc; } catch (e) { return false; } });
+      apply(paneDocs(), frame, screenState);
+      panes.forEach(function (p) {
+        (frame.parts || []).forEach(function (part) { if (p.doc.getElementById(part[0])) p.state.parts[part[0]] = part[2]; });
+        var log = p.doc.getElementById("d-log") || p.doc.getElementById("h-log");
+        if (log) p.state.last = +(log.getAttribute("data-last") || 0);
+      });
+    }, merged);
+    window.JINRO_HUB = {
+      pane: function (win, paneCfg) {
+        var doc = win.document;
+        var log = doc.getElementById("d-log") || doc.getElementById("h-log");
+        var p = { win: win, doc: doc, cfg: paneCfg, hasLog: !!log, state: { parts: paneCfg.parts || {}, last: paneCfg.last || 0 } };
+        panes = panes.filter(function (q) { return q.win !== win; });
+        panes.push(p);
+        // A pane (re)loaded: tell the socket what it shows, so it sends what differs.
+        hub.send({ type: "hello", parts: p.state.parts, after: p.hasLog ? p.state.last : null, marks: screenState.marks, lang: cfg.lang });
+        offline(!hub.open && hub.started);
+      },
+      isOpen: function () { return hub.open; },
+    };
+    window.addEventListener("load", function () { hub.started = true; hub.connect(); });
+    setInterval(tick, 1000);
+    return;
+  }
+
+  // ---------------------------------------------------------------- panes
+  var pane = window.JINRO_PANE = {};
+  if (cfg.pane === "act") {
+    // The action pages hold for one phase: once it is over, back to the village.
+    var mode = document.getElementById("d-mode");
+    var body = mode ? mode.getAttribute("data-body") : "";
+    document.body.setAttribute("data-fixed-body", "");
+    pane.onMode = function (el) {
+      if (el.getAttribute("data-body") !== body && !window.JINRO_SUBMITTING) location.replace(cfg.down);
+    };
+  }
+
+  // While this pane's form is being sent, its answer will bring the fresh page.
   document.addEventListener("submit", function (e) {
     if (!e.defaultPrevented) window.JINRO_SUBMITTING = true;
   });
   window.addEventListener("pageshow", function () { window.JINRO_SUBMITTING = false; });
-
-  function onState(state) {
-    if (!state) return;
-    var v = state.village, me = state.me;
-    if (cfg.pane === "down" || cfg.pane === "heaven") return refetch();
-    if (window.JINRO_SUBMITTING) return;
-    if (cfg.pane === "up") {
-      var left = document.getElementById("objections-left");
-      if (left && me) left.textContent = me.objections_left;
-      var bar = document.getElementById("upper");
-      var sig = [v.status, v.phase, v.day, me ? me.alive : "", me ? me.action_done : ""].join(":");
-      if (bar && bar.getAttribute("data-sig") !== sig) location.replace(location.pathname);
-      return;
-    }
-    if (cfg.pane === "act" && (v.phase !== cfg.phase || v.day !== cfg.day)) {
-      location.replace("/villages/" + cfg.village + "/down/");
-    }
-  }
 
   // the text being typed survives reloads and errors
   var box = document.getElementById("talk-text");
@@ -293,37 +283,53 @@
     });
   }
   // selects that apply themselves
-  document.querySelectorAll("select[data-autosubmit]").forEach(function (s) {
-    s.addEventListener("change", function () { s.form.requestSubmit ? s.form.requestSubmit() : s.form.submit(); });
+  document.addEventListener("change", function (e) {
+    var s = e.target;
+    if (s.matches && s.matches("select[data-autosubmit]")) {
+      if (s.form.requestSubmit) s.form.requestSubmit(); else s.form.submit();
+    }
   });
-  // real-time countdowns
-  function tick() {
-    document.querySelectorAll(".countdown[data-deadline]").forEach(function (c) {
-      var left = Math.max(0, Math.round((new Date(c.getAttribute("data-deadline")) - new Date()) / 1000));
-      var m = Math.floor(left / 60), s = left % 60;
-      c.textContent = m + ":" + (s < 10 ? "0" : "") + s;
+
+  if (parentHub) {
+    parentHub.pane(window, cfg);
+  } else {
+    var own = { parts: cfg.parts || {}, last: cfg.last || 0, marks: cfg.marks };
+    var hasLog = !!(document.getElementById("d-log") || document.getElementById("h-log"));
+    var socket = new Socket(function (frame) { apply([document], frame, own); }, function () {
+      return { type: "hello", parts: own.parts, after: hasLog ? own.last : null, marks: own.marks, lang: cfg.lang };
     });
+    socket.connect();
+    // 自動更新 with JavaScript: the socket keeps the pane current; without it, reload.
+    if (cfg.refresh > 0 && hasLog) {
+      setInterval(function () { if (!socket.open) location.reload(); }, cfg.refresh * 1000);
+    }
+    setInterval(tick, 1000);
   }
-  setInterval(tick, 1000);
+  if (parentHub && cfg.refresh > 0 && (cfg.pane === "down" || cfg.pane === "heaven")) {
+    setInterval(function () { if (!parentHub.isOpen()) location.reload(); }, cfg.refresh * 1000);
+  }
   tick();
 
-  if (cfg.pane === "down" || cfg.pane === "heaven" || cfg.pane === "up" || cfg.pane === "act") {
-    var socket = null;
-    if (parentHub) {
-      var off = parentHub.subscribe(onEvent, lastId);
-      window.addEventListener("pagehide", off);
-    }
-    else {
-      socket = new Socket(function () { return lastId; });
-      socket.subscribe(onEvent, lastId);
-      socket.connect();
-    }
-    // 自動更新 with JavaScript: re-read in place (or reload when no socket is up)
-    if (cfg.refresh > 0 && (cfg.pane === "down" || cfg.pane === "heaven")) {
-      setInterval(function () {
-        var live = parentHub ? parentHub.isOpen() : socket && socket.open;
-        if (live) refetch(); else location.reload();
-      }, cfg.refresh * 1000);
-    }
+  // ---------------------------------------------------------------- clocks
+  function fmt(seconds) {
+    var m = Math.floor(seconds / 60), s = seconds % 60;
+    return m + ":" + (s < 10 ? "0" : "") + s;
+  }
+  function tick() {
+    var now = Date.now();
+    var docs = cfg.pane === "screen" ? docsNow() : [document];
+    docs.forEach(function (doc) {
+      doc.querySelectorAll(".countdown[data-deadline]").forEach(function (c) {
+        c.textContent = fmt(Math.max(0, Math.round((new Date(c.getAttribute("data-deadline")) - now) / 1000)));
+      });
+      // Real time: the virtual clock runs down with the real one, and both reach 0 together.
+      doc.querySelectorAll(".vclock[data-deadline]").forEach(function (c) {
+        var left = Math.max(0, (new Date(c.getAttribute("data-deadline")) - now) / 1000);
+        var length = +c.getAttribute("data-length") || 1, total = +c.getAttribute("data-total") || 0;
+        var virtual = Math.floor(total * left / length);
+        var h = Math.floor(virtual / 3600), m = Math.floor((virtual % 3600) / 60);
+        c.textContent = (cfg.lang || "ja").indexOf("ja") === 0 ? "残り" + (h ? h + "時間" : "") + m + "分" : (h ? h + " h " : "") + m + " min left";
+      });
+    });
   }
 })();

@@ -1,0 +1,349 @@
+"""The one renderer of the game screen: parts and lines, from the viewer's view only.
+
+A part's input comes from `villages.screenview` (the viewer's state view, already cut to
+what it may see); a line's from `villages.screenview.line_input` (the visibility view of
+one message). Nothing here reads a model row: a renderer that is handed a `Message` or a
+`Loaded` fails (the inputs are plain data, looked up by key).
+
+Every render is kept in a small cache keyed by what it depends on — the part, its input,
+the language and the few things the socket or request knows of its person (`Local`) — so a
+push renders a part once for all the viewers who see it alike, and a page load reuses what
+the push rendered (in the same process).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from django.template.loader import get_template
+from django.utils import timezone
+from django.utils.formats import time_format
+from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
+
+from villages.forms import TALK_MODES
+from villages.screenview import PLAYERS, SEAT_PREFIX, Input, LineInput, Parts
+
+from . import labels
+from .standing import Local
+
+
+class _LRU:
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.data: OrderedDict[Any, str] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: Any) -> str | None:
+        with self.lock:
+            value = self.data.get(key)
+            if value is not None:
+                self.data.move_to_end(key)
+            return value
+
+    def put(self, key: Any, value: str) -> None:
+        with self.lock:
+            self.data[key] = value
+            self.data.move_to_end(key)
+            while len(self.data) > self.size:
+                self.data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.data.clear()
+
+
+RENDERS = _LRU(20_000)
+LOGS = ("d-log", "h-log")  # the logs as parts: drawn whole only when a screen redraws them
+
+
+def digest(html: str) -> str:
+    """A short fingerprint of a rendered part: the screen and the socket compare these."""
+    return hashlib.blake2b(html.encode(), digest_size=6).hexdigest()
+
+
+def _key(p: Input) -> str:
+    return json.dumps(p, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+# ---------------------------------------------------------------------------
+# Parts
+
+
+def render_parts(parts: Parts, ids: Iterable[str], local: Local) -> dict[str, str]:
+    """The HTML of the parts named by `ids` (taken from `parts`). A player list is drawn
+    with its rows, which are then given too (for their digests): `to_send` leaves them
+    out when their list goes whole."""
+    wanted = set(ids)
+    if PLAYERS in wanted:
+        wanted |= set(_seat_ids(parts))
+    out: dict[str, str] = {}
+    for part_id in parts:
+        if part_id in wanted and part_id != PLAYERS:
+            out[part_id] = render_part(part_id, parts[part_id], local)
+    if PLAYERS in wanted:
+        rows = [out[seat] for seat in _seat_ids(parts)]
+        out[PLAYERS] = _render("d_players", PLAYERS, {"rows": rows}, {}, local, rows)
+    return out
+
+
+def to_send(drawn: Mapping[str, str]) -> list[str]:
+    """The ids of `drawn` a screen receives: a whole player list stands for its rows."""
+    whole = PLAYERS in drawn
+    return [k for k in drawn if not (whole and k.startswith(SEAT_PREFIX))]
+
+
+def _seat_ids(parts: Parts) -> list[str]:
+    return [f"{SEAT_PREFIX}{no}" for no in parts[PLAYERS]]
+
+
+def render_part(part_id: str, p: Input, local: Local) -> str:
+    kind = "d_seat" if part_id.startswith(SEAT_PREFIX) else part_id.replace("-", "_")
+    if kind.endswith("_mode"):
+        return _render("mode", part_id, p, _mode(part_id, p), local)
+    extras = _EXTRAS.get(kind)
+    return _render(kind, part_id, p, extras(p, local) if extras else {}, local)
+
+
+def _render(
+    template: str, part_id: str, p: Input, x: Mapping[str, Any], local: Local, key: Any = None
+) -> str:
+    cache_key = (part_id, get_language(), local, _key(p) if key is None else tuple(key))
+    html = RENDERS.get(cache_key)
+    if html is None:
+        context = {"p": p, "x": x, "id": part_id, "local": local}
+        html = get_template(f"villages/parts/{template}.html").render(context).strip()
+        RENDERS.put(cache_key, html)
+    return html
+
+
+def _mode(part_id: str, p: Input) -> dict[str, str]:
+    pane = part_id.split("-")[0]
+    if pane == "screen":
+        return {"body": f"screen layout-{p['layout']}", "layout": p["layout"]}
+    if pane == "u":
+        heaven = " heaven-mode" if p["dead"] else ""
+        return {"body": f"pane upper phase-{p['phase']}{heaven}", "layout": ""}
+    return {"body": f"pane lower phase-{p['phase']}", "layout": p["layout"]}
+
+
+def phase_label(day: int, phase: str) -> str:
+    if phase in ("waiting", "ended"):
+        return str(labels.PHASE[phase])
+    return _("%(day)s日目の%(phase)s") % {"day": day, "phase": labels.PHASE[phase]}
+
+
+def _until(iso: str | None) -> str:
+    """A deadline for a page without script: the clock time it falls at."""
+    if not iso:
+        return ""
+    at = timezone.localtime(datetime.fromisoformat(iso))
+    return _("%(time)sまで") % {"time": time_format(at, "H:i:s")}
+
+
+def _x_head(p: Input, local: Local) -> dict[str, Any]:
+    return {
+        "status": labels.label(labels.STATUS, p["status"]),
+        "phase": phase_label(p["day"], p["phase"]),
+        "winner": labels.label(labels.WINNER, p["winner"]),
+    }
+
+
+def _x_time(p: Input, local: Local) -> dict[str, Any]:
+    virtual = p["virtual_left"]
+    return {
+        "virtual": labels.minutes(virtual) if virtual is not None else "",
+        "until": _until(p["deadline"]),
+        "sudden_until": _until(p["sudden_deadline"]),
+    }
+
+
+def _x_seat(p: Input, local: Local) -> dict[str, Any]:
+    return {
+        "role": labels.label(labels.ROLE, p["role"]),
+        "subs": [labels.label(labels.SUB_ROLE, s) for s in p["sub_roles"] or []],
+    }
+
+
+_PARTNERS = {
+    "wolf": gettext_lazy("仲間の人狼"),
+    "fanatic": gettext_lazy("人狼"),
+    "common": gettext_lazy("もうひとりの共有者"),
+    "cupid": gettext_lazy("恋人たち"),
+}
+
+
+def _x_me(p: Input, local: Local) -> dict[str, Any]:
+    if p is None:
+        return {}
+    return {
+        "role": labels.label(labels.ROLE, p["role"]),
+        "subs": [labels.label(labels.SUB_ROLE, s) for s in p["sub_roles"]],
+        "partner_label": str(_PARTNERS.get(p["role"], gettext_lazy("恋人"))),
+        "results": [
+            {**r, "raw": r["result"], "result": labels.label(labels.RESULT, r["result"])}
+            for r in p["results"]
+        ],
+    }
+
+
+def _x_deaths(p: Input, local: Local) -> dict[str, Any]:
+    return {
+        "rows": [
+            {
+                "name": d["name"],
+                "when": phase_label(d["day"], d["phase"] or "day"),
+                "cause": labels.label(labels.DEATH, d["cause"]),
+            }
+            for d in p
+        ]
+    }
+
+
+def _x_where(p: Input, local: Local) -> dict[str, Any]:
+    return {"phase": phase_label(p["day"], p["phase"])}
+
+
+def talk_labels(p: Input) -> dict[str, str]:
+    """The talk box's placeholder and name, for the page around the `u-talk` part."""
+    x = _x_talk(p, Local())
+    return {"placeholder": x["placeholder"], "label": x["label"]}
+
+
+def _x_talk(p: Input, local: Local) -> dict[str, Any]:
+    modes = [(v, str(label)) for v, label in TALK_MODES if v != "will" or p["will"]]
+    if p["dead"]:
+        placeholder = _("霊界の仲間に話しかける")
+    elif p["phase"] == "night":
+        placeholder = _("夜の発言")
+    else:
+        placeholder = _("発言する")
+    return {
+        "modes": modes,
+        "mode": "normal",
+        "placeholder": placeholder,
+        "label": _("霊話") if p["dead"] else _("発言"),
+    }
+
+
+def _x_actions(p: Input, local: Local) -> dict[str, Any]:
+    x: dict[str, Any] = {"ban": local.ban}
+    if not p.get("seated"):
+        return x
+    x["actions"] = [(code, str(labels.ABILITY[code])) for code in p.get("actions", [])]
+    done = ""
+    if p.get("phase") == "day" and p.get("vote"):
+        done = _("%(name)sさんに投票済み") % {"name": p["vote"]}
+    elif p.get("phase") == "night" and p.get("tonight"):
+        t = p["tonight"]
+        names = "、".join(_("%(name)sさん") % {"name": n} for n in t["targets"])
+        done = _(_TONIGHT.get(t["ability"], "%(names)sを選びました")) % {"names": names}
+        if t.get("by"):
+            done += _("（%(name)sさんの選択）") % {"name": t["by"]}
+    elif p.get("phase") == "night" and p.get("done"):
+        done = _("今夜の行動は済んでいます")
+    x["done"] = done
+    return x
+
+
+_TONIGHT = {
+    "attack": "今夜は%(names)sを襲撃します",
+    "divine": "今夜は%(names)sを占います",
+    "guard": "今夜は%(names)sを護衛します",
+    "cupid": "%(names)sを恋人にしました",
+}
+
+_EXTRAS = {
+    "d_head": _x_head,
+    "d_time": _x_time,
+    "d_seat": _x_seat,
+    "d_me": _x_me,
+    "d_deaths": _x_deaths,
+    "u_where": _x_where,
+    "u_talk": _x_talk,
+    "u_actions": _x_actions,
+}
+
+
+# ---------------------------------------------------------------------------
+# Lines
+
+
+_WHO = {
+    "wolf": gettext_lazy("%(name)s（人狼）"),
+    "common": gettext_lazy("%(name)s（共有者）"),
+    "monologue": gettext_lazy("%(name)sの独り言"),
+    "heaven": gettext_lazy("%(name)s（霊話）"),
+    "will": gettext_lazy("%(name)sの遺言"),
+}
+
+
+def line_html(line: LineInput) -> str:
+    """One line of the log, as its viewer may see it."""
+    m = line["message"]
+    key = ("line", get_language(), _key(line))
+    html = RENDERS.get(key)
+    if html is None:
+        html = _line(m, line["who"]).strip()
+        RENDERS.put(key, html)
+    return html
+
+
+def _line(m: dict[str, Any], who: Mapping[str, str] | None) -> str:
+    kind = m["kind"]
+    plain = kind in ("system", "objection")
+    text = m["text"]
+    if plain:
+        text = labels.system_text(m.get("code", ""), m.get("params") or {}, text)
+    elif kind in ("wolf_howl", "common_whisper") and not labels.is_japanese():
+        text = _(text)
+    name = icon = ""
+    if kind == "wolf_howl":
+        name = _("狼の遠吠え")
+    elif kind == "common_whisper":
+        name = _("共有者の小声")
+    elif who is not None:
+        pattern = _WHO.get(kind)
+        name = str(pattern) % {"name": who["name"]} if pattern else who["name"]
+        icon = who["icon"]
+    return get_template("villages/parts/line.html").render(
+        {
+            "id": m["id"],
+            "kind": kind,
+            "volume": "" if plain else m["volume"],
+            "plain": plain,
+            "who": name,
+            "icon": icon,
+            "text": text,
+        }
+    )
+
+
+def phase_key(m: Mapping[str, Any]) -> str:
+    return f"{m['day']}-{m['phase']}"
+
+
+_CUES = {
+    "objection": gettext_lazy("%(name)sさん「異議あり！」"),
+    "dawn": gettext_lazy("夜が明けました"),
+    "revote": gettext_lazy("再投票になりました"),
+    "alert": gettext_lazy("突然死まであと%(n)s秒"),
+    "game_over": gettext_lazy("ゲームが終わりました"),
+}
+
+
+def cue_text(cue: Mapping[str, Any]) -> dict[str, str]:
+    """A cue for the screen: its kind (the sound) and what the cue box says."""
+    kind = cue["type"]
+    text = str(_CUES.get(kind, ""))
+    if kind == "objection":
+        text %= {"name": cue.get("name", "")}
+    elif kind == "alert":
+        text %= {"n": cue.get("seconds_left", 0)}
+    return {"kind": kind, "text": text}
