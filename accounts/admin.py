@@ -1,10 +1,14 @@
-"""Moderation of accounts in the Django admin (SPEC §1): ban and unban users, profiles.
+"""Moderation of accounts in the Django admin (SPEC §1, §11c): bans, profiles.
 
-A ban is `is_active = False`: the password, the session and the API token all stop
-working at once (`accounts.services.user_for_token` refuses inactive users).
+Typed bans (`Ban`: create, talk, play, login; a reason and an end) are added on the user's
+page or under 利用停止; a log-in ban, like the whole-account one (`is_active = False`, the
+"ban" action), stops the password, the session and the API token at once. Open screens of
+the user learn of any of them at once (`villages.services.push.publish_user`).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.contrib import admin
 from django.contrib.auth import get_user_model
@@ -13,7 +17,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from .models import Profile
+from .models import Ban, Profile
 
 User = get_user_model()
 
@@ -25,25 +29,84 @@ class ProfileInline(admin.StackedInline):
     fields = ("api_token", "refresh_seconds", "sound", "list_below", "language")
 
 
+def _tell_screens(user_ids: list[int]) -> None:
+    from django.db import transaction
+
+    from villages.services.push import publish_user
+
+    for user_id in set(user_ids):
+        transaction.on_commit(lambda user_id=user_id: publish_user(user_id))
+
+
+class BanInline(admin.TabularInline):
+    model = Ban
+    fk_name = "user"
+    fields = ("kind", "reason", "until", "created_at", "created_by")
+    readonly_fields = ("created_at", "created_by")
+    extra = 0
+
+
+@admin.register(Ban)
+class BanAdmin(admin.ModelAdmin):
+    list_display = ("user", "kind", "reason", "until", "created_at", "created_by")
+    list_filter = ("kind", "until", "created_at")
+    list_select_related = ("user", "created_by")
+    search_fields = ("user__username", "reason")
+    raw_id_fields = ("user",)
+    readonly_fields = ("created_at", "created_by")
+
+    def save_model(self, request: HttpRequest, obj: Ban, form: Any, change: bool) -> None:
+        if obj.created_by_id is None:
+            obj.created_by = request.user
+        super().save_model(request, obj, form, change)
+        _tell_screens([obj.user_id])
+
+    def delete_model(self, request: HttpRequest, obj: Ban) -> None:
+        super().delete_model(request, obj)
+        _tell_screens([obj.user_id])
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Ban]) -> None:
+        users = list(queryset.values_list("user_id", flat=True))
+        super().delete_queryset(request, queryset)
+        _tell_screens(users)
+
+
 if admin.site.is_registered(User):
     admin.site.unregister(User)
 
 
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
-    inlines = [ProfileInline]
+    inlines = [ProfileInline, BanInline]
     list_display = ("username", "is_active", "is_staff", "date_joined", "last_login")
     list_filter = ("is_active", "is_staff", "is_superuser", "date_joined")
     actions = ["ban", "unban"]
 
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
+        if formset.model is Ban:
+            for ban in formset.save(commit=False):
+                if ban.created_by_id is None:
+                    ban.created_by = request.user
+                ban.save()
+            for gone in formset.deleted_objects:
+                gone.delete()
+            _tell_screens([form.instance.pk])
+            return
+        super().save_formset(request, form, formset, change)
+
     @admin.action(description=_("選択したユーザーを利用停止にする"), permissions=["change"])
     def ban(self, request: HttpRequest, queryset: QuerySet) -> None:
-        banned = queryset.exclude(pk=request.user.pk).update(is_active=False)
+        targets = queryset.exclude(pk=request.user.pk)
+        users = list(targets.values_list("pk", flat=True))
+        banned = targets.update(is_active=False)
+        _tell_screens(users)
         self.message_user(request, _("%(n)d 人を利用停止にしました。") % {"n": banned})
 
     @admin.action(description=_("選択したユーザーの利用停止を解除する"), permissions=["change"])
     def unban(self, request: HttpRequest, queryset: QuerySet) -> None:
+        users = list(queryset.values_list("pk", flat=True))
         restored = queryset.update(is_active=True)
+        _tell_screens(users)
         self.message_user(request, _("%(n)d 人の利用停止を解除しました。") % {"n": restored})
 
 

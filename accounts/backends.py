@@ -10,16 +10,28 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
 
 from .models import Ban
 
 
-def login_banned() -> Exists:
-    """An annotation: the user (the query's row) is banned from logging in now."""
+def _banned(kind: str) -> Exists:
     from .bans import in_force_q
 
-    return Exists(Ban.objects.filter(in_force_q(), user=OuterRef("pk"), kind=Ban.Kind.LOGIN))
+    return Exists(Ban.objects.filter(in_force_q(), user=OuterRef("pk"), kind=kind))
+
+
+def login_banned() -> Exists:
+    """An annotation: the user (the query's row) is banned from logging in now."""
+    return _banned(Ban.Kind.LOGIN)
+
+
+def with_bans(users: QuerySet) -> QuerySet:
+    """Users read with the kinds of ban in force on them (`banned_<kind>`), in one query."""
+    return users.annotate(
+        login_banned=login_banned(),
+        **{f"banned_{kind}": _banned(kind) for kind in Ban.Kind.values},
+    )
 
 
 class BanAwareBackend(ModelBackend):
@@ -33,8 +45,7 @@ class BanAwareBackend(ModelBackend):
 
     def get_user(self, user_id: Any) -> Any:
         User = get_user_model()
-        found = User._default_manager.filter(pk=user_id).annotate(login_banned=login_banned())
-        user = found.first()
+        user = with_bans(User._default_manager.filter(pk=user_id)).first()
         return user if user is not None and self.user_can_authenticate(user) else None
 
 

@@ -8,6 +8,8 @@ The banned user is told the kind, the reason and the end (API.md's `banned`).
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -42,11 +44,17 @@ def describe(ban: Ban) -> str:
     }
 
 
-def check(user_id: int | None, kind: str) -> None:
-    """Raise `Banned` when a ban of `kind` (or a log-in ban) is in force for the user."""
-    if user_id is None:
+def check(user: Any, kind: str) -> None:
+    """Raise `Banned` when a ban of `kind` (or a log-in ban) is in force for the user.
+
+    A user read by the site's auth (`accounts.backends.with_bans`) knows its bans already;
+    another is looked up."""
+    if user is None or not getattr(user, "pk", None):
         return
-    ban = in_force(user_id).filter(kind__in=(kind, Ban.Kind.LOGIN)).first()
+    known = getattr(user, f"banned_{kind}", None)
+    if known is False and getattr(user, "login_banned", None) is False:
+        return
+    ban = in_force(user.pk).filter(kind__in=(kind, Ban.Kind.LOGIN)).first()
     if ban is not None:
         raise Banned(describe(ban))
 

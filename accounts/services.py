@@ -12,7 +12,7 @@ from villages.engine.errors import BadRequest, NameTaken
 from villages.services.errors import NotAuthenticated
 from villages.services.ratelimit import LOGIN_LIMIT, REGISTER_LIMIT, rate_limit
 
-from .backends import login_banned
+from .backends import with_bans
 from .models import Profile
 
 
@@ -54,12 +54,7 @@ def user_for_token(key: str) -> AbstractBaseUser | None:
     """The token's user, unless it is inactive or banned from logging in (one query)."""
     if not key:
         return None
-    user = (
-        get_user_model()
-        .objects.filter(profile__api_token=key)
-        .annotate(login_banned=login_banned())
-        .first()
-    )
+    user = with_bans(get_user_model().objects.filter(profile__api_token=key)).first()
     if user is None or not user.is_active or user.login_banned:
         return None
     return user

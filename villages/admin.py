@@ -7,6 +7,8 @@ which every view (`villages.selectors`) honours.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.validators import FileExtensionValidator
@@ -16,7 +18,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from villages.engine.errors import RuleError
-from villages.services import lifecycle
+from villages.services import lifecycle, moderation
 
 from .models import Icon, InfoPage, Message, Seat, Village
 
@@ -112,6 +114,14 @@ class VillageAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # villages are made by players, through the services
 
+    def save_model(self, request: HttpRequest, obj: Village, form: Any, change: bool) -> None:
+        # Only the words the staff may edit, as a new version: saving the whole row would
+        # put back a game state read when the form was opened.
+        moderation.edit_village(village_id=obj.pk, name=obj.name, comment=obj.comment)
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        pass  # the seats are read-only here
+
     @admin.action(description=_("選択した村を今すぐ終了する（廃村）"), permissions=["change"])
     def end_now(self, request: HttpRequest, queryset: QuerySet[Village]) -> None:
         done, errors = 0, []
@@ -186,11 +196,17 @@ class MessageAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("選択した発言を非表示にする"), permissions=["change"])
     def hide(self, request: HttpRequest, queryset: QuerySet[Message]) -> None:
-        _report(self, request, queryset.update(hidden=True), [])
+        ids = list(queryset.values_list("pk", flat=True))
+        _report(self, request, moderation.set_hidden(ids, hidden=True), [])
 
     @admin.action(description=_("選択した発言を再表示する"), permissions=["change"])
     def unhide(self, request: HttpRequest, queryset: QuerySet[Message]) -> None:
-        _report(self, request, queryset.update(hidden=False), [])
+        ids = list(queryset.values_list("pk", flat=True))
+        _report(self, request, moderation.set_hidden(ids, hidden=False), [])
+
+    def save_model(self, request: HttpRequest, obj: Message, form: Any, change: bool) -> None:
+        # The change form edits `hidden` only: through the service, so screens follow.
+        moderation.set_hidden([obj.pk], hidden=obj.hidden)
 
 
 # ---------------------------------------------------------------------------

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from channels.testing import WebsocketCommunicator
 
 ORIGIN = (b"origin", b"http://127.0.0.1")
+_LINE = re.compile(r'<div class="msg[^"]*" id="m(\d+)".*?</div>', re.S)
 TIMEOUT = 10
 
 
@@ -98,3 +100,71 @@ async def open_socket(
     if release:
         await socket.send({"type": "ping"})
     return socket
+
+
+@dataclass
+class Screen:
+    """A game screen's socket (`?screen=1`): the HTML parts and lines it was sent."""
+
+    socket: Socket
+    parts: dict[str, str] = field(default_factory=dict)  # id -> html, as last sent
+    lines: dict[int, str] = field(default_factory=dict)  # id -> html
+    hidden: list[int] = field(default_factory=list)
+    cues: list[dict[str, Any]] = field(default_factory=list)
+    frames: int = 0
+
+    async def read(self, seconds: float = 0.3) -> list[dict[str, Any]]:
+        """Apply whatever arrives until nothing has for `seconds`."""
+        frames = await self.socket.quiet(seconds)
+        for frame in frames:
+            self.apply(frame)
+        return frames
+
+    async def next(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        frame = await self.socket.receive(timeout)
+        self.apply(frame)
+        return frame
+
+    def apply(self, frame: dict[str, Any]) -> None:
+        assert frame["type"] == "screen", frame
+        self.frames += 1
+        for part_id, html, _digest in frame.get("parts", []):
+            self.parts[part_id] = html
+            if part_id in ("d-log", "h-log"):  # a whole log: its lines
+                for match in _LINE.finditer(html):
+                    self.lines[int(match.group(1))] = match.group(0)
+        for line_id, _pane, _phase, html in frame.get("lines", []) + frame.get("restore", []):
+            self.lines[line_id] = html
+        for line_id in frame.get("hide", []):
+            self.lines.pop(line_id, None)
+            self.hidden.append(line_id)
+        self.cues += frame.get("cues", [])
+
+    def text(self) -> str:
+        return json.dumps([self.parts, self.lines], ensure_ascii=False)
+
+    async def close(self) -> None:
+        await self.socket.close()
+
+
+async def open_screen(
+    village_id: int,
+    *,
+    token: str | None = None,
+    cookie: str | None = None,
+    lang: str = "ja",
+) -> Screen:
+    """A screen socket that said it shows nothing yet: its first frame draws everything."""
+    from jinro_site.asgi import application
+
+    path = f"/ws/villages/{village_id}/?screen=1" + (f"&token={token}" if token else "")
+    headers = [ORIGIN]
+    if cookie:
+        headers.append((b"cookie", cookie.encode()))
+    communicator = WebsocketCommunicator(application, path, headers=headers)
+    connected, _ = await communicator.connect(timeout=TIMEOUT)
+    assert connected, f"{path} refused the connection"
+    screen = Screen(Socket(communicator))
+    await screen.socket.send({"type": "hello", "after": 0, "parts": {}, "lang": lang})
+    await screen.next()
+    return screen

@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable
 from datetime import datetime
 from functools import partial
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
@@ -21,8 +21,10 @@ from django.utils import timezone
 
 from villages.engine import GameState, Phase, Post, Step
 from villages.engine import game as engine
+from villages.engine.errors import NotSeated
 from villages.engine.events import Event, GameOver, Kicked, Started
 from villages.models import Message, Village
+from villages.models import Seat as SeatRow
 
 from . import push
 from .config import rules
@@ -161,6 +163,33 @@ def _committed(
     """The commit is durable: keep its snapshot for the next reader, and push it."""
     SNAPSHOTS.put(after)
     push.publish(before, after, events, messages)
+
+
+def edit_village(village_id: int, **fields: Any) -> None:
+    """Change a village's own words (its name, its comment) under its lock, as a new
+    version, so that every snapshot and every open screen follows."""
+    with transaction.atomic():
+        village = Village.objects.select_for_update().filter(pk=village_id).first()
+        if village is None:
+            raise NotFound("村が見つかりません。")
+        before = snapshot(village)
+        updated = copy.copy(village)
+        for name, value in fields.items():
+            setattr(updated, name, value)
+        updated.version += 1
+        Village.objects.filter(pk=village_id, version=village.version).update(
+            version=F("version") + 1, **fields
+        )
+        after = Loaded(updated, before.rows, before.state, kicked_users=before.kicked_users)
+        transaction.on_commit(partial(_committed, before, after, (), []))
+
+
+def user_seat(loaded: Loaded, user: Any) -> SeatRow:
+    """The user's seat in the village, or NotSeated."""
+    row = loaded.seat_of_user(user.pk)
+    if row is None:
+        raise NotSeated()
+    return row
 
 
 def no_change(loaded: Loaded) -> Step:

@@ -15,6 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 from django.utils import timezone
 
+from accounts import bans
 from villages.engine import Step
 from villages.engine import game as engine
 from villages.engine.errors import BadRequest, Forbidden, NotSeated
@@ -34,13 +35,6 @@ def trip_of(secret: str) -> str:
         settings.SECRET_KEY.encode(), f"trip:{secret}".encode(), hashlib.sha256
     ).digest()
     return "◆" + base64.b64encode(digest).decode()[:10]
-
-
-def _user_seat(loaded: Loaded, user: AbstractBaseUser) -> Seat:
-    row = loaded.seat_of_user(user.pk)
-    if row is None:
-        raise NotSeated()
-    return row
 
 
 # Any fixed number: the key of the PostgreSQL advisory lock that serializes creations.
@@ -64,6 +58,7 @@ def create_village(
     options: dict[str, Any] | None = None,
 ) -> Village:
     """村を作成: validated by the engine; the creator is not seated."""
+    bans.check(user, "create")
     name = name.strip()
     if not name:
         raise BadRequest("村の名前を入力してください。")
@@ -112,6 +107,7 @@ def sit(
     ip: str | None = None,
 ) -> int:
     """村人登録: returns the new seat number."""
+    bans.check(user, "play")
     icon = Icon.objects.filter(pk=icon_id, is_active=True).first() if icon_id else None
 
     def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, int]:
@@ -120,9 +116,9 @@ def sit(
             raise BadRequest("アイコンを選んでください。")
         if loaded.seat_of_user(user.pk) is not None:
             raise AlreadySeated()
-        if village.seats.filter(user=user, kicked=True).exists():
+        if user.pk in loaded.kicked_users:
             raise Forbidden("この村からはキックされています。")
-        if ip and flag("ONE_SEAT_PER_IP") and village.seats.filter(ip=ip, kicked=False).exists():
+        if ip and flag("ONE_SEAT_PER_IP") and any(r.ip == ip for r in loaded.rows.values()):
             raise AlreadySeated("同じ接続元からはひとつの村にひと席までです。")
         step, seat_no = engine.sit(loaded.state, name=handle_name, rules=rules(), now=now)
         loaded.new_rows[seat_no] = Seat(
@@ -141,7 +137,7 @@ def sit(
 
 def leave(*, village_id: int, user: AbstractBaseUser) -> None:
     def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, None]:
-        seat = _user_seat(loaded, user)
+        seat = core.user_seat(loaded, user)
         step = engine.leave(loaded.state, seat_no=seat.seat_no, rules=rules(), now=now, rng=rng)
         return step, None
 
@@ -150,9 +146,10 @@ def leave(*, village_id: int, user: AbstractBaseUser) -> None:
 
 def vote_start(*, village_id: int, user: AbstractBaseUser) -> bool:
     """ゲーム開始 vote; returns whether the game started."""
+    bans.check(user, "play")
 
     def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, bool]:
-        seat = _user_seat(loaded, user)
+        seat = core.user_seat(loaded, user)
         return engine.vote_start(
             loaded.state, seat_no=seat.seat_no, rules=rules(), rng=rng, now=now
         )
@@ -163,6 +160,8 @@ def vote_start(*, village_id: int, user: AbstractBaseUser) -> bool:
 def kick_vote(*, village_id: int, user: AbstractBaseUser, target: int) -> bool:
     """キック投票 (staff kick at once); returns whether the seat was removed."""
     staff = bool(getattr(user, "is_staff", False))
+    if not staff:
+        bans.check(user, "play")
 
     def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, bool]:
         row = loaded.seat_of_user(user.pk)

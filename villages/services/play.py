@@ -8,23 +8,17 @@ from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
 
+from accounts import bans
 from villages.engine import Ability, GameState, Step, Volume
 from villages.engine import game as engine
-from villages.engine.errors import BadRequest, NotSeated
+from villages.engine.errors import BadRequest
 from villages.engine.visibility import MessageView, see_message
-from villages.models import Message, Seat
+from villages.models import Message
 
 from . import core
 from .config import rules
 from .persist import Loaded
 from .ratelimit import POST_LIMIT, rate_limit
-
-
-def _user_seat(loaded: Loaded, user: AbstractBaseUser) -> Seat:
-    row = loaded.seat_of_user(user.pk)
-    if row is None:
-        raise NotSeated()
-    return row
 
 
 def _volume(value: str) -> Volume:
@@ -53,6 +47,7 @@ def post_message(
 ) -> Posted:
     """発言 / 遺言 / 霊話."""
     rate_limit("post", str(user.pk), POST_LIMIT)
+    bans.check(user, "talk")
     vol = _volume(volume)
     if channel not in ("talk", "will", "heaven"):
         raise BadRequest("channel は talk / will / heaven のいずれかです。")
@@ -60,7 +55,7 @@ def post_message(
     def command(
         loaded: Loaded, rng: random.Random, now: datetime
     ) -> tuple[Step, tuple[int, GameState]]:
-        seat = _user_seat(loaded, user).seat_no
+        seat = core.user_seat(loaded, user).seat_no
         state, r = loaded.state, rules()
         if channel == "will":
             step = Step(engine.set_will(state, seat_no=seat, text=text, rules=r), ())
@@ -79,9 +74,10 @@ def post_message(
 
 def object_(*, village_id: int, user: AbstractBaseUser) -> int:
     """異議あり: returns the objections left."""
+    bans.check(user, "play")
 
     def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, int]:
-        seat = _user_seat(loaded, user).seat_no
+        seat = core.user_seat(loaded, user).seat_no
         step = engine.object_(loaded.state, seat_no=seat, rules=rules(), now=now)
         left = step.state.seat(seat)
         assert left is not None
@@ -92,9 +88,10 @@ def object_(*, village_id: int, user: AbstractBaseUser) -> int:
 
 def vote(*, village_id: int, user: AbstractBaseUser, target: int) -> bool:
     """処刑投票: returns whether the tally ran."""
+    bans.check(user, "play")
 
     def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, bool]:
-        seat = _user_seat(loaded, user).seat_no
+        seat = core.user_seat(loaded, user).seat_no
         return engine.vote(loaded.state, voter=seat, target=target, rules=rules(), rng=rng, now=now)
 
     return core.run(village_id, command)
@@ -104,13 +101,14 @@ def night_action(
     *, village_id: int, user: AbstractBaseUser, action: str, targets: list[int]
 ) -> bool:
     """Attack, divine, guard or cupid: returns whether the dawn came."""
+    bans.check(user, "play")
     try:
         ability = Ability(action)
     except ValueError as exc:
         raise BadRequest("action は attack / divine / guard / cupid のいずれかです。") from exc
 
     def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, bool]:
-        seat = _user_seat(loaded, user).seat_no
+        seat = core.user_seat(loaded, user).seat_no
         return engine.night_action(
             loaded.state,
             seat_no=seat,

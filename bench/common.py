@@ -1,0 +1,226 @@
+"""What the benchmarks share: Django set up on a database of their own, a 22-seat village
+built through the services, the site as a separate process, its CPU time, and browsers.
+
+Run from the project root with the project's interpreter (`.venv/bin/python bench/...`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PLAYERS = 22
+# 22 players: wolves 1-3, seer 4, medium 5, guard 6, commons 7-8, madman 9, fox 10,
+# villagers 11-22.
+CAST = ["wolf"] * 3 + ["seer", "medium", "guard", "common", "common", "madman", "fox"]
+CAST += ["villager"] * 12
+
+# Nothing but the posts may add lines (no silence penalty, no time-up); one address may sit
+# everyone; no rate limit.
+RULES_ENV = {
+    "JINRO_RATE_LIMIT_ENABLED": "0",
+    "JINRO_ONE_SEAT_PER_IP": "0",
+    "JINRO_MAX_ACTIVE_VILLAGES": "100000",
+    "JINRO_NIGHT_VIRTUAL_SECONDS": str(10**8),
+    "JINRO_DAY_VIRTUAL_SECONDS": str(10**8),
+    "JINRO_SILENCE_REAL_SECONDS": str(10**7),
+    "JINRO_SERVE_STATIC": "1",
+}
+
+
+def setup_django(database_url: str | None = None) -> Path:
+    """Django on `database_url`, or on a throwaway SQLite file (the embedded default)."""
+    work = Path(tempfile.mkdtemp(prefix="jinro-bench-"))
+    os.environ.setdefault("DATABASE_URL", database_url or f"sqlite:///{work}/bench.sqlite3")
+    os.environ.update(RULES_ENV)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "jinro_site.settings")
+    os.environ.setdefault("SECRET_KEY", "bench-only")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+    return work
+
+
+@dataclass
+class BenchVillage:
+    id: int
+    users: dict[int, Any]  # seat_no -> user
+    tokens: dict[int, str] = field(default_factory=dict)
+
+
+def day_two_village(name: str = "ベンチ村") -> BenchVillage:
+    """22 seats, a fixed cast, played to day 2 (seat 22 was bitten on night 1)."""
+    from django.contrib.auth import get_user_model
+
+    from accounts.services import profile_of
+    from villages.models import Icon
+    from villages.services import lifecycle, play
+
+    User = get_user_model()
+    stamp = f"{os.getpid()}{int(time.time() * 1000) % 10**6}"
+    staff = User.objects.create_user(f"bs{stamp}", password=None, is_staff=True)
+    village = lifecycle.create_village(user=staff, name=name, capacity=PLAYERS)
+    icons = list(Icon.objects.filter(is_active=True))
+    users = {}
+    for n in range(1, PLAYERS + 1):
+        user = User.objects.create_user(f"b{stamp}s{n}", password=None)
+        seat = lifecycle.sit(
+            village_id=village.pk,
+            user=user,
+            handle_name=f"村人{n}",
+            icon_id=icons[n % len(icons)].pk,
+        )
+        users[seat] = user
+    lifecycle.fix_cast(
+        village_id=village.pk,
+        user=staff,
+        roles={str(n): role for n, role in enumerate(CAST, start=1)},
+        sub_roles={},
+    )
+    for user in users.values():
+        lifecycle.vote_start(village_id=village.pk, user=user)
+    play.night_action(village_id=village.pk, user=users[1], action="attack", targets=[22])
+    play.night_action(village_id=village.pk, user=users[4], action="divine", targets=[11])
+    tokens = {no: profile_of(u).api_token for no, u in users.items()}
+    return BenchVillage(village.pk, users, tokens)
+
+
+def session_cookie(user: Any) -> str:
+    """A logged-in session of `user` (made in the shared database): its cookie value."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "accounts.backends.BanAwareBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return session.session_key or ""
+
+
+# --- The site as a process of its own -------------------------------------------------------
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Site:
+    popen: subprocess.Popen
+    port: int
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def cpu_seconds(self) -> float:
+        """CPU time of every thread of the process, to the nanosecond (schedstat)."""
+        total = 0
+        for task in Path(f"/proc/{self.popen.pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                total += int((task / "schedstat").read_text().split()[0])
+        return total / 1e9
+
+    def rss_mib(self) -> float:
+        for line in Path(f"/proc/{self.popen.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
+
+    def stop(self) -> None:
+        self.popen.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.popen.wait(15)
+
+
+def start_site(work: Path, *args: str, env: dict[str, str] | None = None) -> Site:
+    """`manage.py runsite` (daphne) on the bench's database, without access log or ticker."""
+    port = free_port()
+    log = work / f"site-{port}.log"
+    command = [sys.executable, "manage.py", "runsite", "--no-ticker", "--no-access-log", *args]
+    popen = subprocess.Popen(
+        [*command, "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT,
+        env=dict(os.environ) | {"PYTHONUNBUFFERED": "1"} | (env or {}),
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+    )
+    for _ in range(600):
+        with contextlib.suppress(OSError):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/healthz")
+            conn.getresponse().read()
+            return Site(popen, port, log)
+        time.sleep(0.1)
+    sys.exit(f"the site on {port} did not start; see {log}")
+
+
+class Client:
+    """A kept-alive HTTP connection to the site."""
+
+    def __init__(self, site: Site) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", site.port, timeout=60)
+
+    def request(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, bytes]:
+        data = None if body is None else json.dumps(body).encode()
+        all_headers = {"Content-Type": "application/json"} | (headers or {})
+        self.conn.request(method, path, body=data, headers=all_headers)
+        response = self.conn.getresponse()
+        return response.status, response.read()
+
+    def post_line(self, village_id: int, token: str, text: str) -> int:
+        status, data = self.request(
+            "POST",
+            f"/api/v1/villages/{village_id}/messages",
+            {"text": text, "channel": "talk"},
+            {"Authorization": f"Token {token}"},
+        )
+        if status != 201:
+            raise RuntimeError(f"{status} {data[:300]!r}")
+        return json.loads(data)["id"]
+
+
+def idle_rate(site: Site, seconds: float = 3.0) -> float:
+    """CPU seconds per second the site spends doing nothing asked of it."""
+    start, t0 = site.cpu_seconds(), time.monotonic()
+    time.sleep(seconds)
+    return (site.cpu_seconds() - start) / (time.monotonic() - t0)
+
+
+# --- Browsers -------------------------------------------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-renderer-backgrounding",
+    "--disable-background-timer-throttling",
+]

@@ -1,0 +1,187 @@
+"""The live screen with real browsers: the site's CPU per posted line, with 21 Chromium
+screens open, against one classic polling round (each of the 21 GETting its lower pane).
+
+    .venv/bin/python bench/live_screen.py [--screens 21] [--lines 100] [--rounds 5] [--big 10000]
+
+A 22-seat village in virtual time on day 2 (built through the services in a throwaway SQLite
+database: the embedded default; set DATABASE_URL, and REDIS_URL for the production layout);
+the site is `manage.py runsite` in a process of its own; each screen is Debian's chromium
+(Playwright), logged in as one living seat, on the game screen (/villages/<id>/). Lines are
+posted through the API over HTTP by the living seats in turn, a line every --gap seconds.
+
+CPU is the site process's (every thread, /proc/<pid>/task/*/schedstat), less its idle rate
+measured just before. A line counts from its POST until every screen shows it. Then the
+same with --big earlier lines in the day (added as rows: the log is long, the clock not
+spent). Targets (issue 9): a line ≤ 1/20 of a polling round; with the long log, ≤ 1.2× the
+short-log figure; every screen shows the last line; the screens make no request at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from common import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    Client,
+    day_two_village,
+    idle_rate,
+    session_cookie,
+    setup_django,
+    start_site,
+)
+
+SPEAKERS = list(range(11, 22))  # living villagers take turns
+
+
+def add_lines(village_id: int, count: int) -> None:
+    """`count` more lines of day 2, as rows (a long day's log; the clock is not spent)."""
+    from villages.models import Message
+
+    rows = [
+        Message(
+            village_id=village_id,
+            day=2,
+            phase="day",
+            kind="talk",
+            seat_no=SPEAKERS[n % len(SPEAKERS)],
+            text=f"昨日の{n}番目の発言です。" * (1 + n % 3),
+            volume=("normal", "strong", "weak")[n % 3],
+        )
+        for n in range(count)
+    ]
+    Message.objects.bulk_create(rows, batch_size=1000)
+
+
+def open_screens(browser, site_url: str, village, screens: int) -> list:
+    pages = []
+    for seat in range(1, screens + 1):
+        context = browser.new_context(locale="ja-JP", viewport={"width": 1100, "height": 820})
+        cookie = session_cookie(village.users[seat])
+        context.add_cookies([{"name": "sessionid", "value": cookie, "url": site_url}])
+        page = context.new_page()
+        page.requests = []  # type: ignore[attr-defined]
+        page.on("request", lambda r, page=page: page.requests.append(r.url))
+        pages.append(page)
+    for page in pages:
+        load(page, site_url, village.id)
+    return pages
+
+
+def load(page, site_url: str, village_id: int) -> None:
+    page.goto(f"{site_url}/villages/{village_id}/", timeout=120_000)
+    page.wait_for_function(
+        "() => document.documentElement.classList.contains('live')", timeout=120_000
+    )
+
+
+def shows(page, message_id: int) -> bool:
+    return page.frame_locator("iframe[name=lower]").locator(f"#m{message_id}").count() == 1
+
+
+def post_lines(site, village, pages, lines: int, gap: float) -> dict[str, float]:
+    """Post `lines` lines; CPU per line (ms, less idle) until every screen shows the last."""
+    client = Client(site)
+    for page in pages:
+        page.requests.clear()
+    idle = idle_rate(site)
+    cpu0, t0 = site.cpu_seconds(), time.monotonic()
+    last = 0
+    for n in range(lines):
+        seat = SPEAKERS[n % len(SPEAKERS)]
+        last = client.post_line(village.id, village.tokens[seat], f"ベンチの発言{n}です")
+        time.sleep(gap)
+    deadline = time.monotonic() + 60
+    waiting = list(pages)
+    while waiting and time.monotonic() < deadline:
+        waiting = [p for p in waiting if not shows(p, last)]
+        if waiting:
+            time.sleep(0.05)
+    elapsed = time.monotonic() - t0
+    cpu = site.cpu_seconds() - cpu0 - idle * elapsed
+    requests = sum(len([u for u in p.requests if "/villages/" in u]) for p in pages)
+    return {
+        "per_line_ms": cpu / lines * 1000,
+        "missing": len(waiting),
+        "requests": requests,
+        "idle": idle,
+        "last": last,
+    }
+
+
+def polling_round(site, village, screens: int, rounds: int) -> float:
+    """CPU (ms, less idle) of one round: each screen's seat GETs its lower pane once."""
+    clients = []
+    for seat in range(1, screens + 1):
+        clients.append((Client(site), session_cookie(village.users[seat])))
+    path = f"/villages/{village.id}/down/"
+    for client, cookie in clients:  # warm: connections, caches
+        client.request("GET", path, headers={"Cookie": f"sessionid={cookie}"})
+    idle = idle_rate(site)
+    figures = []
+    for _ in range(rounds):
+        cpu0, t0 = site.cpu_seconds(), time.monotonic()
+        for client, cookie in clients:
+            status, _body = client.request("GET", path, headers={"Cookie": f"sessionid={cookie}"})
+            assert status == 200, status
+        elapsed = time.monotonic() - t0
+        figures.append((site.cpu_seconds() - cpu0 - idle * elapsed) * 1000)
+    return statistics.median(figures)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--screens", type=int, default=21)
+    parser.add_argument("--lines", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--big", type=int, default=10_000)
+    parser.add_argument("--gap", type=float, default=0.05, help="seconds between two posts")
+    args = parser.parse_args()
+
+    work = setup_django()
+    from playwright.sync_api import sync_playwright
+
+    village = day_two_village()
+    add_lines(village.id, 100 - 20)  # the short log: about 100 lines in the day
+    site = start_site(work)
+    print(f"village {village.id}: 22 seats, day 2; site pid {site.popen.pid}", flush=True)
+    results = {}
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            pages = open_screens(browser, site.url, village, args.screens)
+            print(f"{len(pages)} screens open", flush=True)
+            short = post_lines(site, village, pages, args.lines, args.gap)
+            poll = polling_round(site, village, args.screens, args.rounds)
+            results["short"] = short
+            print(
+                f"~100-line day: {short['per_line_ms']:.2f} ms CPU per line "
+                f"(idle {short['idle'] * 1000:.1f} ms/s); screens missing the last line: "
+                f"{short['missing']}; requests by the screens: {short['requests']}",
+                flush=True,
+            )
+            print(f"polling round ({args.screens} GETs of the lower pane): {poll:.1f} ms CPU")
+            print(f"ratio line / polling round: 1/{poll / short['per_line_ms']:.1f}", flush=True)
+
+            add_lines(village.id, args.big)
+            for page in pages:
+                load(page, site.url, village.id)
+            long = post_lines(site, village, pages, args.lines, args.gap)
+            print(
+                f"{args.big}-more-line day: {long['per_line_ms']:.2f} ms CPU per line; "
+                f"missing {long['missing']}; requests {long['requests']}; "
+                f"{long['per_line_ms'] / short['per_line_ms']:.2f}× the short-log figure",
+                flush=True,
+            )
+            poll_long = polling_round(site, village, args.screens, max(1, args.rounds // 2))
+            print(f"polling round with the long log: {poll_long:.1f} ms CPU")
+            browser.close()
+    finally:
+        site.stop()
+    print(f"site RSS at the end: see {site.log}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""The one renderer takes only the visibility view of what it draws, never a model row."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+
+import pytest
+
+from villages.models import Message, Village
+from villages.screenview import line_input
+from villages.views import parts
+
+
+def _public_functions():
+    for name, value in vars(parts).items():
+        if inspect.isfunction(value) and value.__module__ == parts.__name__:
+            yield name, value
+
+
+def test_no_renderer_is_typed_to_take_a_model_row():
+    rows = {"Message", "Village", "Seat", "Loaded", "Ballot", "NightAction"}
+    for name, func in _public_functions():
+        hints = typing.get_type_hints(func, vars(parts))
+        for arg, hint in hints.items():
+            assert not rows & set(str(hint).replace(".", " ").replace("[", " ").split()), (
+                f"villages.views.parts.{name}({arg}: {hint}) takes a model row"
+            )
+
+
+def test_a_renderer_handed_a_raw_message_fails():
+    raw = Message(id=1, day=2, phase="night", kind="wolf", seat_no=1, text="秘密", volume="strong")
+    with pytest.raises(TypeError):
+        parts.line_html(raw)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        parts.render_part("d-head", Village(id=1, name="村"), parts.Local())
+
+
+def test_a_howl_is_drawn_from_its_view_and_tells_nothing_of_the_whisper_it_stands_for():
+    from villages.engine.texts import HOWL_TEXT
+
+    seen = {
+        "id": 7,
+        "day": 1,
+        "phase": "night",
+        "kind": "wolf_howl",
+        "seat_no": None,
+        "text": HOWL_TEXT,
+        "volume": "normal",  # selectors.message_dict: a stand-in is never loud or soft
+        "created_at": None,
+        "code": "",
+        "params": {},
+    }
+    html = parts.line_html(line_input(seen, {}, ended=False))
+    assert "v-normal" in html and "v-weak" not in html and "v-strong" not in html
+    assert HOWL_TEXT in html and "狼の遠吠え" in html
