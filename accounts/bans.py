@@ -4,31 +4,32 @@ A ban of a kind refuses what it names, everywhere: `create` making villages, `ta
 wills and heaven talk, `play` sitting, voting, acting and objecting, `login` the password,
 the session and the API token (`accounts.backends`, `accounts.services.user_for_token`).
 The banned user is told the kind, the reason and the end (API.md's `banned`).
+
+The rows are `Ban`s; each user's profile keeps a summary (kind → end) that the request's
+user brings along, so that a check costs no query when the user has no ban in force.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from villages.services.errors import Banned
 
-from .models import Ban
+from .models import Ban, Profile
 
 
 def in_force(user_id: int) -> QuerySet[Ban]:
     return Ban.objects.filter(user_id=user_id).filter(
         Q(until__isnull=True) | Q(until__gt=timezone.now())
     )
-
-
-def in_force_q(prefix: str = "") -> Q:
-    """Bans in force, as a filter on a related name (for one-query checks)."""
-    return Q(**{f"{prefix}until__isnull": True}) | Q(**{f"{prefix}until__gt": timezone.now()})
 
 
 def describe(ban: Ban) -> str:
@@ -44,15 +45,37 @@ def describe(ban: Ban) -> str:
     }
 
 
-def check(user: Any, kind: str) -> None:
-    """Raise `Banned` when a ban of `kind` (or a log-in ban) is in force for the user.
+def _summary(user: Any) -> dict[str, str | None] | None:
+    """The user's profile summary of bans, or None when it was not read with the user."""
+    cache = getattr(user, "_state", None)
+    if cache is None or "profile" not in cache.fields_cache:
+        return None
+    profile = cache.fields_cache["profile"]
+    return profile.bans if profile is not None else {}
 
-    A user read by the site's auth (`accounts.backends.with_bans`) knows its bans already;
-    another is looked up."""
+
+def banned_from(user: Any, kind: str) -> bool:
+    """A ban of `kind` is in force for the user (from its profile when it was read along)."""
     if user is None or not getattr(user, "pk", None):
-        return
-    known = getattr(user, f"banned_{kind}", None)
-    if known is False and getattr(user, "login_banned", None) is False:
+        return False
+    summary = _summary(user)
+    if summary is None:
+        return in_force(user.pk).filter(kind=kind).exists()
+    if kind not in summary:
+        return False
+    until = summary[kind]
+    return until is None or datetime.fromisoformat(until) > timezone.now()
+
+
+def has_bans(user: Any) -> bool:
+    """The user may have a ban in force (always, when its profile was not read along)."""
+    summary = _summary(user)
+    return summary is None or bool(summary)
+
+
+def check(user: Any, kind: str) -> None:
+    """Raise `Banned` when a ban of `kind` (or a log-in ban) is in force for the user."""
+    if not (banned_from(user, kind) or banned_from(user, Ban.Kind.LOGIN)):
         return
     ban = in_force(user.pk).filter(kind__in=(kind, Ban.Kind.LOGIN)).first()
     if ban is not None:
@@ -71,3 +94,24 @@ def user_may_log_in(user_id: int) -> bool:
 
     active = get_user_model().objects.filter(pk=user_id, is_active=True).exists()
     return active and not in_force(user_id).filter(kind=Ban.Kind.LOGIN).exists()
+
+
+def refresh(user_id: int) -> None:
+    """Rewrite the user's summary from its Ban rows (the latest end of each kind)."""
+    ends: dict[str, list[datetime | None]] = {}
+    for ban in in_force(user_id):
+        ends.setdefault(ban.kind, []).append(ban.until)
+    summary = {
+        kind: None if None in until else max(u for u in until if u is not None).isoformat()
+        for kind, until in ends.items()
+    }
+    profile, _created = Profile.objects.get_or_create(user_id=user_id)
+    if profile.bans != summary:
+        profile.bans = summary
+        profile.save(update_fields=["bans"])
+
+
+@receiver(post_save, sender=Ban)
+@receiver(post_delete, sender=Ban)
+def _ban_changed(sender: type, instance: Ban, **kwargs: Any) -> None:
+    refresh(instance.user_id)

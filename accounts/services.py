@@ -12,7 +12,7 @@ from villages.engine.errors import BadRequest, NameTaken
 from villages.services.errors import NotAuthenticated
 from villages.services.ratelimit import LOGIN_LIMIT, REGISTER_LIMIT, rate_limit
 
-from .backends import with_bans
+from .bans import banned_from
 from .models import Profile
 
 
@@ -54,7 +54,11 @@ def user_for_token(key: str) -> AbstractBaseUser | None:
     """The token's user, unless it is inactive or banned from logging in (one query)."""
     if not key:
         return None
-    user = with_bans(get_user_model().objects.filter(profile__api_token=key)).first()
-    if user is None or not user.is_active or user.login_banned:
+    profile = Profile.objects.select_related("user").filter(api_token=key).first()
+    if profile is None:
+        return None
+    user = profile.user
+    user._state.fields_cache["profile"] = profile  # its bans come along
+    if not user.is_active or banned_from(user, "login"):
         return None
     return user

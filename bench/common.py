@@ -13,7 +13,9 @@ import os
 import subprocess
 import sys
 import tempfile
+import shutil
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +49,8 @@ def setup_django(database_url: str | None = None) -> Path:
     os.environ.update(RULES_ENV)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "jinro_site.settings")
     os.environ.setdefault("SECRET_KEY", "bench-only")
+    # Playwright's sync API keeps an event loop in this thread; the bench still uses the ORM.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     import django
 
     django.setup()
@@ -102,12 +106,13 @@ def day_two_village(name: str = "ベンチ村") -> BenchVillage:
 
 def session_cookie(user: Any) -> str:
     """A logged-in session of `user` (made in the shared database): its cookie value."""
+    from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
 
     session = SessionStore()
     session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "accounts.backends.BanAwareBackend"
+    session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
     session[HASH_SESSION_KEY] = user.get_session_auth_hash()
     session.create()
     return session.session_key or ""
@@ -135,12 +140,9 @@ class Site:
         return f"http://127.0.0.1:{self.port}"
 
     def cpu_seconds(self) -> float:
-        """CPU time of every thread of the process, to the nanosecond (schedstat)."""
-        total = 0
-        for task in Path(f"/proc/{self.popen.pid}/task").iterdir():
-            with contextlib.suppress(OSError):
-                total += int((task / "schedstat").read_text().split()[0])
-        return total / 1e9
+        """CPU time of the process, threads that have ended included (/proc/<pid>/stat)."""
+        fields = Path(f"/proc/{self.popen.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def rss_mib(self) -> float:
         for line in Path(f"/proc/{self.popen.pid}/status").read_text().splitlines():
@@ -224,3 +226,70 @@ CHROMIUM_ARGS = [
     "--disable-renderer-backgrounding",
     "--disable-background-timer-throttling",
 ]
+
+
+# --- Profiles ----------------------------------------------------------------------------------
+
+
+class Profiler:
+    """py-spy sampling every thread of the site while the block runs; prints where the
+    time went (`pip install -e ".[bench]"` for py-spy)."""
+
+    OURS = ("villages/", "jinro_site/", "accounts/")
+    BUSY = (*OURS, "django/", "channels/", "daphne/")
+
+    def __init__(self, site: Site, out: Path, top: int = 25) -> None:
+        self.site, self.out, self.top = site, out, top
+        self.recorder: subprocess.Popen | None = None
+
+    def __enter__(self) -> Profiler:
+        spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+        if not Path(spy).exists():
+            print("py-spy is not installed (pip install -e '.[bench]'): no profile")
+            return self
+        command = [spy, "record", "--pid", str(self.site.popen.pid), "--rate", "1000"]
+        self.recorder = subprocess.Popen(
+            [*command, "--format", "raw", "--output", str(self.out), "--nonblocking"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(1.5)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.recorder is None:
+            return
+        self.recorder.send_signal(2)
+        self.recorder.wait(60)
+        self.report()
+
+    def report(self) -> None:
+        """Inclusive shares of the site's own functions, and the functions that spend the
+        time themselves, over the samples of busy threads."""
+        inclusive: Counter[str] = Counter()
+        own: Counter[str] = Counter()
+        total = 0
+        for line in self.out.read_text().splitlines():
+            stack, _, count = line.rpartition(" ")
+            n = int(count)
+            frames = [_frame_name(f) for f in stack.split(";")]
+            if not any(any(mark in f for mark in self.BUSY) for f in frames):
+                continue  # an idle thread of the reactor or the pool
+            total += n
+            own[frames[-1]] += n
+            for key in set(frames):
+                if any(mark in key for mark in self.OURS):
+                    inclusive[key] += n
+        print(f"profile: {total} samples of busy threads")
+        print("  the site's functions, by inclusive share:")
+        for key, n in inclusive.most_common(self.top):
+            print(f"    {100 * n / total:5.1f}%  {key}")
+        print("  functions by self share:")
+        for key, n in own.most_common(15):
+            print(f"    {100 * n / total:5.1f}%  {key}")
+
+
+def _frame_name(frame: str) -> str:
+    name, _, where = frame.partition(" (")
+    where = where.rstrip(")").split("/site-packages/")[-1].split(str(ROOT) + "/")[-1]
+    return f"{name} ({where.rsplit(':', 1)[0]})"

@@ -26,6 +26,7 @@ from common import (
     CHROMIUM,
     CHROMIUM_ARGS,
     Client,
+    Profiler,
     day_two_village,
     idle_rate,
     session_cookie,
@@ -138,6 +139,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--big", type=int, default=10_000)
     parser.add_argument("--gap", type=float, default=0.05, help="seconds between two posts")
+    parser.add_argument("--profile", action="store_true", help="py-spy the short-log posts")
     args = parser.parse_args()
 
     work = setup_django()
@@ -153,7 +155,13 @@ def main() -> None:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             pages = open_screens(browser, site.url, village, args.screens)
             print(f"{len(pages)} screens open", flush=True)
+            if args.profile:
+                with Profiler(site, work / "live.raw"):
+                    post_lines(site, village, pages, args.lines, args.gap)
             short = post_lines(site, village, pages, args.lines, args.gap)
+            requested = sorted({u for p in pages for u in p.requests})
+            if requested:
+                print(f"the screens asked for: {requested[:5]}")
             poll = polling_round(site, village, args.screens, args.rounds)
             results["short"] = short
             print(

@@ -17,14 +17,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import shutil
-import subprocess
-import sys
 import time
-from collections import Counter
-from pathlib import Path
 
-from common import Client, day_two_village, idle_rate, setup_django, start_site
+from common import Client, Profiler, day_two_village, idle_rate, setup_django, start_site
 
 SPEAKERS = list(range(11, 22))
 
@@ -42,91 +37,67 @@ def post(site, village, lines: int) -> tuple[float, int]:
     return ((site.cpu_seconds() - cpu0 - idle * elapsed) / lines * 1000), last
 
 
-async def watch(site, village, seats: list[int], ready: asyncio.Event, done: asyncio.Event, last):
+async def watch(site, village, seats: list[int], seen: dict[int, int], done: asyncio.Event):
     import websockets
 
-    async def one(seat: int) -> None:
+    async def one(n: int, seat: int) -> None:
         url = f"ws://127.0.0.1:{site.port}/ws/villages/{village.id}/?token={village.tokens[seat]}"
         async with websockets.connect(url, max_size=None, compression=None) as socket:
             await socket.recv()
             await socket.send('{"type":"ping"}')
-            ready.count += 1  # type: ignore[attr-defined]
-            async for raw in socket:
+            seen[n] = 0
+            while not done.is_set():
+                try:
+                    raw = await asyncio.wait_for(socket.recv(), 0.5)
+                except TimeoutError:
+                    continue
                 frame = json.loads(raw)
-                if frame["type"] == "message" and frame["message"]["id"] == last.get("id"):
-                    last["got"] = last.get("got", 0) + 1
-                if done.is_set():
-                    return
+                if frame["type"] == "message":
+                    seen[n] = max(seen[n], frame["message"]["id"])
 
-    await asyncio.gather(*(one(seat) for seat in seats))
+    await asyncio.gather(*(one(n, seat) for n, seat in enumerate(seats)))
+
+
+class Watchers:
+    """`count` API sockets (one per seat, round the table) in a thread of their own."""
+
+    def __init__(self, site, village, count: int) -> None:
+        import threading
+
+        self.count, self.seen, self.done = count, {}, asyncio.Event()
+        seats = [1 + n % 21 for n in range(count)]  # the living seats
+        loop = asyncio.new_event_loop()
+        self.loop = loop
+        self.thread = threading.Thread(
+            target=lambda: loop.run_until_complete(
+                watch(site, village, seats, self.seen, self.done)
+            ),
+            daemon=True,
+        )
+        self.thread.start()
+        while len(self.seen) < count:
+            time.sleep(0.05)
+
+    def got(self, last: int, timeout: float = 20) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            n = sum(1 for v in self.seen.values() if v >= last)
+            if n == self.count:
+                return n
+            time.sleep(0.05)
+        return sum(1 for v in self.seen.values() if v >= last)
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.done.set)
+        self.thread.join(10)
 
 
 def with_sockets(site, village, count: int, lines: int) -> tuple[float, int]:
-    seats = [1 + n % 22 for n in range(count)]
-    ready, done, last = asyncio.Event(), asyncio.Event(), {}
-    ready.count = 0  # type: ignore[attr-defined]
-    loop = asyncio.new_event_loop()
-    import threading
-
-    thread = threading.Thread(
-        target=lambda: loop.run_until_complete(watch(site, village, seats, ready, done, last)),
-        daemon=True,
-    )
-    thread.start()
-    while ready.count < count:  # type: ignore[attr-defined]
-        time.sleep(0.05)
-    per_line, last_id = post(site, village, lines)
-    last["id"] = last_id
-    # The last line may have arrived before its id was known here: ask again with one more.
-    client = Client(site)
-    last["id"] = client.post_line(village.id, village.tokens[11], "最後の発言")
-    deadline = time.monotonic() + 20
-    while last.get("got", 0) < count and time.monotonic() < deadline:
-        time.sleep(0.05)
-    loop.call_soon_threadsafe(done.set)
-    return per_line, last.get("got", 0)
-
-
-def profile(site, village, lines: int, out: Path) -> None:
-    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
-    if not Path(spy).exists():
-        print("py-spy is not installed (pip install -e '.[bench]'): no profile")
-        return
-    command = [spy, "record", "--pid", str(site.popen.pid), "--rate", "1000", "--format", "raw"]
-    recorder = subprocess.Popen(
-        [*command, "--output", str(out), "--nonblocking"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    time.sleep(1.5)
-    post(site, village, lines)
-    recorder.send_signal(2)
-    recorder.wait(30)
-    report(out)
-
-
-def report(raw: Path, top: int = 18) -> None:
-    """Inclusive share of samples per function of the site's own code and Django's."""
-    inclusive: Counter[str] = Counter()
-    total = 0
-    for line in raw.read_text().splitlines():
-        stack, _, count = line.rpartition(" ")
-        n = int(count)
-        frames = stack.split(";")
-        if not any("villages" in f or "django" in f or "jinro_site" in f for f in frames):
-            continue  # an idle thread of the reactor or the pool
-        total += n
-        seen = set()
-        for frame in frames:
-            name = frame.split(" (")[0]
-            where = frame.split(" (")[-1]
-            key = f"{name} ({where.split('/site-packages/')[-1].split('/work/main/')[-1]}"
-            if key not in seen:
-                inclusive[key] += n
-                seen.add(key)
-    print(f"profile: {total} samples of busy threads; functions by inclusive share:")
-    for key, n in inclusive.most_common(top):
-        print(f"  {100 * n / total:5.1f}%  {key}")
+    watchers = Watchers(site, village, count)
+    per_line, last = post(site, village, lines)
+    got = watchers.got(last)
+    watchers.stop()
+    return per_line, got
 
 
 def main() -> None:
@@ -151,7 +122,11 @@ def main() -> None:
                     flush=True,
                 )
         if args.profile:
-            profile(site, village, args.lines, work / "post.raw")
+            watchers = Watchers(site, village, args.sockets[-1]) if args.sockets[-1] else None
+            with Profiler(site, work / "post.raw"):
+                post(site, village, args.lines)
+            if watchers is not None:
+                watchers.stop()
     finally:
         site.stop()
 

@@ -2,26 +2,28 @@
 
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "jinro_site.settings")
 
 # Set Django up before importing anything that imports models (consumers, auth).
-django_application = get_asgi_application()
+django.setup(set_prefix=False)
+
+from jinro_site.handler import OneHopASGIHandler  # noqa: E402
+
+django_application = OneHopASGIHandler()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
 from jinro_site.runtime import tune_gc_for_a_server  # noqa: E402
+from jinro_site.static_asgi import StaticFiles  # noqa: E402
 from jinro_site.wsorigin import SessionOriginValidator  # noqa: E402
 from villages.routing import websocket_urlpatterns  # noqa: E402
 
 http_application = (
-    ASGIStaticFilesHandler(django_application)
-    if settings.JINRO_SERVE_STATIC
-    else django_application
+    StaticFiles(django_application) if settings.JINRO_SERVE_STATIC else django_application
 )
 
 application = ProtocolTypeRouter(

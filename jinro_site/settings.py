@@ -144,6 +144,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         **DATABASES["default"]["OPTIONS"],
     }
 
+# Each request thread keeps its connection (jinro_site.handler); checked before reuse.
+DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "300"))
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTHENTICATION_BACKENDS = ["accounts.backends.BanAwareBackend"]

@@ -12,7 +12,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.validators import FileExtensionValidator
-from django.db.models import Count, Q, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -99,17 +99,6 @@ class VillageAdmin(admin.ModelAdmin):
     readonly_fields = tuple(f for f in fields if f not in ("name", "comment"))
     inlines = [SeatInline]
     actions = ["end_now", "delete_selected"]
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Village]:
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(seated_count=Count("seats", filter=Q(seats__kicked=False)))
-        )
-
-    @admin.display(description=_("人数"), ordering="seated_count")
-    def seated(self, village: Village) -> int:
-        return getattr(village, "seated_count", 0)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # villages are made by players, through the services

@@ -127,29 +127,16 @@ def in_thread(func: Any) -> Any:
     return database_sync_to_async(call, thread_sensitive=False)
 
 
-def _last_id(village_id: int) -> int:
-    from villages.models import Message
-
-    # Read first: lines of one village are written under its row lock, so every line up
-    # to it is committed, and the state read next is at least that new.
-    return (
-        Message.objects.filter(village_id=village_id)
-        .order_by("-id")
-        .values_list("id", flat=True)
-        .first()
-    ) or 0
-
-
 def read_snapshot(village_id: int, user_id: int | None, *, after: int) -> Snapshot | None:
     """The user's viewer, state and visible lines after `after` (None: no such village)."""
     from villages.models import Message
     from villages.selectors import View, state_dict, visible_messages
     from villages.services.persist import snapshot_of
 
-    last = _last_id(village_id)
     loaded = snapshot_of(village_id)
     if loaded is None:
         return None
+    last = loaded.village.last_line  # every line up to it is in this version
     row = loaded.seat_of_user(user_id)
     viewer = row.seat_no if row is not None else None
     lines = Message.objects.filter(
@@ -177,10 +164,10 @@ def read_screen(
     from villages.views.screen import log_parts
     from villages.views.standing import local_for
 
-    last = _last_id(village_id)
     loaded = snapshot_of(village_id)
     if loaded is None:
         return None
+    last = loaded.village.last_line
     row = loaded.seat_of_user(user_id)
     viewer = row.seat_no if row is not None else None
     view = View(loaded, viewer)
@@ -195,7 +182,7 @@ def read_screen(
             parts={k: (html, render.digest(html)) for k, html in drawn.items()},
             send=set(render.to_send(drawn)) | set(render.LOGS),
             lines=[],
-            marks=log_marks(village_id),
+            marks=log_marks(loaded.village),
             local=local,
         )
         if last > after:
@@ -723,9 +710,11 @@ def _render_delta(delta: dict[str, Any], lang: str, local: Any) -> dict[str, Any
 
 
 def _marks(village_id: int) -> str:
+    from villages.services.persist import snapshot_of
     from villages.views.render import log_marks
 
-    return log_marks(village_id)
+    loaded = snapshot_of(village_id)
+    return log_marks(loaded.village) if loaded is not None else ""
 
 
 def _int(value: object) -> int | None:

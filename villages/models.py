@@ -63,6 +63,12 @@ class Village(models.Model):
     name = models.CharField(_("村の名前"), max_length=60)
     comment = models.CharField(_("村の説明"), max_length=200, blank=True)
     capacity = models.PositiveSmallIntegerField(_("定員"))
+    # How many sit now (kept by every save of the village): the lists need no join.
+    seated = models.PositiveSmallIntegerField(_("人数"), default=0)
+    # The id of its newest line, and a count of the staff's hiding and showing of lines:
+    # with `version`, what a log drawn of this village depends on (views.render).
+    last_line = models.PositiveBigIntegerField(default=0)
+    hidden_mark = models.PositiveIntegerField(default=0)
     options = models.JSONField(_("オプション"), default=dict)
     status = models.CharField(
         _("状態"), max_length=10, choices=Status.choices, default=Status.WAITING, db_index=True

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from villages.engine import GameState, Phase
@@ -28,9 +28,7 @@ def _iso(value: Any) -> str | None:
 
 
 def villages(status: str | None = None) -> QuerySet[Village]:
-    qs = Village.objects.annotate(seated=Count("seats", filter=Q(seats__kicked=False))).order_by(
-        "-id"
-    )
+    qs = Village.objects.order_by("-id")
     if status:
         qs = qs.filter(status=status)
     return qs
@@ -43,18 +41,14 @@ def get_village(village_id: int) -> Village:
     return village
 
 
-def village_dict(village: Village, *, seated: int | None = None) -> dict[str, Any]:
-    if seated is None:
-        seated = getattr(village, "seated", None)
-    if seated is None:
-        seated = village.seats.filter(kicked=False).count()
+def village_dict(village: Village) -> dict[str, Any]:
     return {
         "id": village.pk,
         "name": village.name,
         "comment": village.comment,
         "status": village.status,
         "capacity": village.capacity,
-        "seated": seated,
+        "seated": village.seated,
         "day": village.day,
         "phase": village.phase,
         "options": options_to_api(options_from_api(village.options)),
@@ -148,7 +142,7 @@ def _public(loaded: Loaded) -> dict[str, Any]:
 
     def build() -> dict[str, Any]:
         return {
-            "village": village_dict(loaded.village, seated=len(loaded.rows)),
+            "village": village_dict(loaded.village),
             "rows": {
                 no: {
                     "username": row.user.username if row.user else None,

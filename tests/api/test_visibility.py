@@ -14,6 +14,7 @@ import pytest
 
 from villages.models import Message
 from villages.selectors import messages_for, view_for
+from villages.services import moderation
 
 from . import oracle
 from .client import Api, Driver, GameView, Plan, Table, open_village
@@ -178,7 +179,7 @@ def test_a_dead_wolf_with_hidden_roles_hears_the_pack_but_not_the_seer(api: Api)
 def test_a_hidden_message_disappears_from_every_view(api: Api):
     table = open_village(api, players=8, start=False)
     line = table.player(2).ok("POST", table.path("messages"), {"text": "消される発言"}, status=201)
-    Message.objects.filter(pk=line["id"]).update(hidden=True)
+    moderation.set_hidden([line["id"]], hidden=True)  # the admin's action
     for caller in [None, *table.seated()]:
         assert line["id"] not in [m["id"] for m in table.messages(caller)]
     view = view_for(table.id, None)

@@ -150,7 +150,7 @@ async def test_a_screen_that_comes_back_gets_only_what_changed_and_what_it_misse
 
     await db(game.talk)(7, "二")  # while away: the clock and one line
     again = await open_screen_raw(game.village_id, token)
-    hello = {"type": "hello", "after": seen.pk, "parts": shown, "marks": "0:0", "lang": "ja"}
+    hello = {"type": "hello", "after": seen.pk, "parts": shown, "marks": "0", "lang": "ja"}
     await again.socket.send(hello)
     frame = await again.next()
     assert sorted(p[0] for p in frame["parts"]) == ["d-time"]

@@ -10,7 +10,7 @@ from django.test import Client
 
 from accounts.models import Profile
 from villages.models import InfoPage, Message, Village
-from villages.services import play
+from villages.services import moderation, play
 from villages.views.render import clear_caches
 
 from .conftest import started_village, to_day_two, waiting_village
@@ -331,7 +331,8 @@ def test_cached_log_is_the_same_as_a_fresh_render_for_every_viewer(db):
 def test_a_hidden_line_disappears_from_cached_phases(day_two):
     url = f"/villages/{day_two.id}/down/"
     assert "MONOLOGUE-OF-FOUR" in day_two.client(4).get(url).content.decode()
-    Message.objects.filter(text="MONOLOGUE-OF-FOUR").update(hidden=True)
+    line = Message.objects.get(text="MONOLOGUE-OF-FOUR")
+    moderation.set_hidden([line.pk], hidden=True)  # as the admin's action does
     assert "MONOLOGUE-OF-FOUR" not in day_two.client(4).get(url).content.decode()
 
 

@@ -115,6 +115,7 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
         "day": new.day,
         "winner": new.winner.value if new.winner else "",
         "abandoned": new.abandoned,
+        "seated": len(new.seats),
         "game": game_json(new),
         "deadline_at": engine.next_deadline(new, rules()),
     }
@@ -122,21 +123,12 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
         fields["started_at"] = now
     if any(isinstance(e, GameOver) for e in step.events):
         fields["ended_at"] = now
-    updated = Village.objects.filter(pk=village.pk, version=village.version).update(
-        version=F("version") + 1, **fields
-    )
-    if updated != 1:
-        raise _VersionConflict()
-    for name, value in fields.items():
-        setattr(village, name, value)
-    village.version += 1
-    kicked = {e.seat_no for e in step.events if isinstance(e, Kicked)}
-    rows = save_seats(loaded, new, kicked)
-    save_records(village, old, new)
+    # The lines first: their ids go into the village row's compare-and-set below (a lost
+    # race rolls them back with the rest).
     posts = [e for e in step.events if isinstance(e, Post)]
     messages = Message.objects.bulk_create(
         Message(
-            village=village,
+            village_id=village.pk,
             day=p.day,
             phase=p.phase.value,
             kind=p.kind.value,
@@ -149,6 +141,19 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
         )
         for p in posts
     )
+    if messages:
+        fields["last_line"] = max(m.pk for m in messages)
+    updated = Village.objects.filter(pk=village.pk, version=village.version).update(
+        version=F("version") + 1, **fields
+    )
+    if updated != 1:
+        raise _VersionConflict()
+    for name, value in fields.items():
+        setattr(village, name, value)
+    village.version += 1
+    kicked = {e.seat_no for e in step.events if isinstance(e, Kicked)}
+    rows = save_seats(loaded, new, kicked)
+    save_records(village, old, new)
     kicked_users = loaded.kicked_users | {
         loaded.rows[no].user_id for no in kicked if loaded.rows[no].user_id
     }
@@ -165,14 +170,16 @@ def _committed(
     push.publish(before, after, events, messages)
 
 
-def edit_village(village_id: int, **fields: Any) -> None:
-    """Change a village's own words (its name, its comment) under its lock, as a new
-    version, so that every snapshot and every open screen follows."""
+def edit_village(village_id: int, change: Callable[[Village], dict[str, Any]]) -> None:
+    """Change what the staff may change of a village (its name, its comment, `hidden_mark`)
+    under its lock, as a new version, so that every snapshot and every open screen
+    follows. `change` gives the new values from the village as it is."""
     with transaction.atomic():
         village = Village.objects.select_for_update().filter(pk=village_id).first()
         if village is None:
             raise NotFound("村が見つかりません。")
         before = snapshot(village)
+        fields = change(village)
         updated = copy.copy(village)
         for name, value in fields.items():
             setattr(updated, name, value)

@@ -82,6 +82,7 @@ def create_village(
             created_by=user,
             seed=secrets.randbits(62),
             game=game_json(state),
+            seated=len(state.seats),
             deadline_at=engine.next_deadline(state, rules()),
         )
         for seat in state.seats:  # the dummy boy

@@ -11,7 +11,7 @@ from functools import partial
 
 from django.db import transaction
 
-from villages.models import Message
+from villages.models import Message, Village
 
 from . import core, push
 
@@ -29,9 +29,15 @@ def set_hidden(message_ids: Iterable[int], *, hidden: bool) -> int:
             m.hidden = hidden
             by_village[m.village_id].append(m)
         for village_id, lines in by_village.items():
+            # A new version that every drawn log depends on; then the screens are told.
+            core.edit_village(village_id, _next_mark)
             transaction.on_commit(partial(push.publish_moderated, village_id, lines, hidden=hidden))
     return len(rows)
 
 
+def _next_mark(village: Village) -> dict[str, int]:
+    return {"hidden_mark": village.hidden_mark + 1}
+
+
 def edit_village(*, village_id: int, name: str, comment: str) -> None:
-    core.edit_village(village_id, name=name.strip(), comment=comment.strip())
+    core.edit_village(village_id, lambda _v: {"name": name.strip(), "comment": comment.strip()})

@@ -18,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Q
 from django.utils.translation import get_language
 
 from villages import selectors
@@ -139,25 +139,9 @@ class _Cache:
 CLOSED_PHASES = _Cache()
 
 
-def log_marks(village_id: int) -> str:
+def log_marks(village: Village) -> str:
     """A fingerprint of which lines of the village are hidden (it changes with each)."""
-    count, total = _log_marks(village_id)[1]
-    return f"{count}:{total}"
-
-
-def _log_marks(village_id: int) -> tuple[int, tuple]:
-    """The village's newest line id, and a key that changes when a line is hidden or shown."""
-    last = (
-        Message.objects.filter(village_id=village_id)
-        .order_by("-id")
-        .values_list("id", flat=True)
-        .first()
-    )
-    # Few lines are ever hidden: a partial index holds just those.
-    agg = Message.objects.filter(village_id=village_id, hidden=True).aggregate(
-        n=Count("id"), s=Sum("id")
-    )
-    return last or 0, (agg["n"], agg["s"] or 0)
+    return str(village.hidden_mark)
 
 
 def view_for(village_id: int, user_id: int | None) -> selectors.View:
@@ -179,12 +163,12 @@ def log_html(
     groups: Sequence[tuple[int, str]] | None = None,
     oldest_first: bool = False,
 ) -> tuple[str, int]:
-    """The log newest first, and the village's newest line id when it was read (0 if none).
+    """The log newest first, and the village's newest line id at this version (0 if none).
 
     Closed phases come from the cache; only the current phase is read from the database.
     """
     village_id = village.pk
-    last_id, hidden_key = _log_marks(village_id)
+    last_id, hidden_key = village.last_line, village.hidden_mark
     all_groups = phases(state)
     current = all_groups[-1]
     wanted = list(groups) if groups is not None else all_groups
@@ -251,23 +235,27 @@ def clear_caches() -> None:
 
 
 def _current_lines(
-    village: Village, group: tuple[int, str], last_id: int, hidden_key: tuple
+    village: Village, group: tuple[int, str], last_id: int, hidden_key: int
 ) -> list[Message]:
     """The open phase's rows; new lines change `last_id`, hiding one changes `hidden_key`."""
     key = (village.pk, village.seed, group, last_id, hidden_key)
     rows = CURRENT.get(key)
     if rows is None:
-        rows = _messages(village.pk, [group])
+        rows = _messages(village.pk, [group], up_to=last_id)
         CURRENT.put(key, rows)
     return rows
 
 
-def _messages(village_id: int, groups: list[tuple[int, str]]) -> list[Message]:
+def _messages(
+    village_id: int, groups: list[tuple[int, str]], up_to: int | None = None
+) -> list[Message]:
     if not groups:
         return []
     cond = Q()
     for day, phase in groups:
         cond |= Q(day=day, phase=phase)
+    if up_to is not None:
+        cond &= Q(id__lte=up_to)
     return list(
         Message.objects.filter(cond, village_id=village_id, hidden=False)
         .only("id", "day", "phase", "kind", "seat_no", "text", "volume", "code", "params")

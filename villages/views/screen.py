@@ -59,7 +59,8 @@ class _Drawn(dict[str, str]):
 
 
 def _parts(request: HttpRequest, view: selectors.View, ids: Iterable[str]) -> _Drawn:
-    drawn = draw.render_parts(parts_of(view), ids, local_for(user_id(request), view.loaded))
+    local = local_for(user_id(request), view.loaded, request.user)
+    drawn = draw.render_parts(parts_of(view), ids, local)
     # Forms inside parts are drawn once for everyone: the page's own token goes in here.
     token = f'value="{escape(get_token(request))}" data-csrf'
     out = _Drawn(
@@ -95,7 +96,7 @@ def _config(
         "layout": layout(selectors.state_dict(view)),
         "sounds": {name: f"/static/villages/sounds/{name}.wav" for name in SOUNDS},
         "parts": drawn.digests if drawn is not None else {},
-        "marks": log.log_marks(view.village.pk),
+        "marks": log.log_marks(view.village),
         "down": reverse("villages:lower", args=[view.village.pk]),
         "texts": {"offline": _("接続が切れました。つなぎ直しています…")},
     }

@@ -4,6 +4,7 @@ logged in or not, kicked from this village, banned (the notice to show)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from villages.services.persist import Loaded
 
@@ -15,9 +16,11 @@ class Local:
     ban: str = ""  # the notice of the bans in force
 
 
-def local_for(user_id: int | None, loaded: Loaded) -> Local:
-    from accounts.bans import notice_for
+def local_for(user_id: int | None, loaded: Loaded, user: Any = None) -> Local:
+    """`user` (the request's, read with its profile) spares asking whether it is banned."""
+    from accounts.bans import has_bans, notice_for
 
     if user_id is None:
         return Local()
-    return Local(authenticated=True, kicked=user_id in loaded.kicked_users, ban=notice_for(user_id))
+    notice = notice_for(user_id) if user is None or has_bans(user) else ""
+    return Local(authenticated=True, kicked=user_id in loaded.kicked_users, ban=notice)

@@ -1,0 +1,74 @@
+"""Django's ASGI handler, with each request's synchronous work in one thread hop.
+
+Django's own ASGI handler runs its middleware in async mode: every `MiddlewareMixin`
+middleware hops to a thread for its `process_request` and again for `process_response`,
+the sync view hops once more, the request signals each hop, and every request gets a
+thread of its own (`ThreadSensitiveContext`), so its database connection is opened and
+closed every time. Measured through daphne, that fixed cost was most of a small page's time.
+
+Here the middleware chain is loaded in sync mode and the whole request — the
+`request_started` signal, middleware, view, and (for an ordinary response) `close()` with
+`request_finished` — runs in one call on a small pool of threads, each keeping its
+database connection between requests (`CONN_MAX_AGE`). Only reading the body and sending
+the response stay on the event loop. Streaming responses are sent and closed as Django does.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers import base
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
+from django.http import FileResponse, HttpResponseBase
+from django.urls import set_script_prefix
+
+# Threads that serve requests; each keeps its own database connection.
+POOL = ThreadPoolExecutor(
+    max_workers=int(os.environ.get("JINRO_REQUEST_THREADS", "8")),
+    thread_name_prefix="jinro-request",
+)
+
+
+class OneHopASGIHandler(ASGIHandler):
+    def __init__(self) -> None:
+        base.BaseHandler.__init__(self)
+        self.load_middleware(is_async=False)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            raise ValueError(f"Django serves HTTP only, not {scope['type']}.")
+        await self.handle(scope, receive, send)
+
+    async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        set_script_prefix(get_script_prefix(scope))
+        try:
+            response = await sync_to_async(self._respond, thread_sensitive=False, executor=POOL)(
+                scope, body_file
+            )
+            await self.send_response(response, send)
+            if response.streaming:
+                await sync_to_async(response.close, thread_sensitive=False, executor=POOL)()
+        finally:
+            body_file.close()
+
+    def _respond(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = self.get_response(request)
+        response._handler_class = self.__class__
+        if isinstance(response, FileResponse):
+            response.block_size = self.chunk_size
+        if not response.streaming:
+            # The content is in memory: close now (request_finished) and send it after.
+            response.close()
+        return response
