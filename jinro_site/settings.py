@@ -151,6 +151,8 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTHENTICATION_BACKENDS = ["accounts.backends.BanAwareBackend"]
+# Sessions are kept in the database and read through the cache (Redis with REDIS_URL).
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

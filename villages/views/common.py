@@ -42,8 +42,12 @@ def profile(request: HttpRequest) -> Profile | None:
 
 def prefs(request: HttpRequest) -> Prefs:
     if request.user.is_authenticated:
+        # The session's user comes with its profile (accounts.backends): no query then.
+        cached = request.user._state.fields_cache.get("profile", False)
         p = (
-            Profile.objects.filter(user=request.user)
+            cached
+            if cached is not False
+            else Profile.objects.filter(user=request.user)
             .only("refresh_seconds", "sound", "list_below")
             .first()
         )
