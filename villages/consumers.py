@@ -406,30 +406,27 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         if self.viewer is not None and envelope.get("user") != self.user_id:
             await self._catch_up()  # the seat number now belongs to someone else
             return
-        cues = [
-            f
-            for f in envelope["events"]
-            if f["type"] not in ("message", "state", "shown", "hidden")
-        ]
+        frames = envelope["frames"]  # [type, message id, encoded frame]
         if envelope.get("widen"):
-            await self._catch_up(full_log=True, cues=cues)
+            cues = [text for kind, _id, text in frames if kind not in _NOT_CUES]
+            await self._catch_up(full_log=True, cue_texts=cues)
             return
         prev = envelope.get("prev")
         if prev is not None and prev > self.cursor:
             await self._catch_up()  # a push before this one never arrived (yet)
-        frames = []
-        for frame in envelope["events"]:
-            if frame["type"] == "message":
-                if frame["message"]["id"] <= self.cursor:
+        texts = []
+        for kind, message_id, text in frames:
+            if kind == "message":
+                if message_id <= self.cursor:
                     continue  # sent already (read from the database)
-            elif frame["type"] == "state":
+            elif kind == "state":
                 if envelope["version"] <= self.state_version:
                     continue  # the socket already showed this state or a newer one
                 self.state_version = envelope["version"]
-            frames.append(frame)
+            texts.append(text)
         if envelope.get("last") is not None:
             self.cursor = max(self.cursor, envelope["last"])
-        await self._emit(frames)
+        await self._send_texts(texts)
 
     async def _place_screen(self, envelope: dict[str, Any]) -> None:
         viewers = {viewer: user for viewer, user in envelope["viewers"]}
@@ -438,35 +435,39 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         if self.viewer is not None and viewers[self.viewer] != self.user_id:
             await self._redraw()  # the seat number now belongs to someone else
             return
-        delta, version = envelope["delta"], envelope["version"]
-        if delta.get("widen"):
-            await self._redraw(logs=True, cues=delta.get("cues") or [])
+        drawn, version = self._draw(envelope), envelope["version"]
+        if envelope["widen"]:
+            await self._redraw(logs=True, cue_texts=drawn["cues"])
             return
-        prev = delta.get("prev")
+        prev = envelope["prev"]
         if prev is not None and prev > self.cursor:
             await self._redraw()  # a push before this one never arrived (yet)
-        drawn = self._draw(envelope)
-        parts = []
-        for part_id, html, digest, send in drawn["parts"]:
-            if version <= self.part_versions.get(part_id, -1) or self.shown.get(part_id) == digest:
-                continue
+        fresh = [
+            part
+            for part in drawn["parts"]
+            if version > self.part_versions.get(part[0], -1) and self.shown.get(part[0]) != part[2]
+        ]
+        lines = [line for line in drawn["lines"] if line[0] > self.cursor]
+        if envelope["last"] is not None:
+            self.cursor = max(self.cursor, envelope["last"])
+        for part_id, _html, digest, _send in fresh:
             self.part_versions[part_id] = version
             self.shown[part_id] = digest
-            if send:
-                parts.append([part_id, html, digest])
-        lines = [line for line in drawn["lines"] if line[0] > self.cursor]
-        if delta.get("last") is not None:
-            self.cursor = max(self.cursor, delta["last"])
+        if drawn.get("marks"):
+            self.marks = drawn["marks"]
+        if len(fresh) == len(drawn["parts"]) and len(lines) == len(drawn["lines"]):
+            if drawn["text"]:
+                await self._send_texts([drawn["text"]])  # as drawn for every socket alike
+            return
         frame: dict[str, Any] = {"type": "screen"}
+        parts = [[part_id, html, digest] for part_id, html, digest, send in fresh if send]
         if parts:
             frame["parts"] = parts
         if lines:
             frame["lines"] = lines
-        for name in ("hide", "restore", "cues"):
+        for name in ("hide", "restore", "cues", "marks"):
             if drawn.get(name):
                 frame[name] = drawn[name]
-        if "hide" in frame or "restore" in frame:
-            frame["marks"] = self.marks = await in_thread(_marks)(self.village_id)
         if len(frame) > 1:
             await self._emit([frame])
 
@@ -475,7 +476,7 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         key = (envelope["key"], self.lang, self.local)
         drawn = _DRAWN.get(key)
         if drawn is None:
-            drawn = _DRAWN[key] = _render_delta(envelope["delta"], self.lang, self.local)
+            drawn = _DRAWN[key] = _render_delta(json.loads(envelope["blob"]), self.lang, self.local)
             while len(_DRAWN) > 2000:
                 _DRAWN.pop(next(iter(_DRAWN)))
         return drawn
@@ -503,11 +504,12 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
     # -- reading the database ----------------------------------------------------------
 
     async def _catch_up(
-        self, *, full_log: bool = False, cues: list[dict[str, Any]] | None = None
+        self, *, full_log: bool = False, cue_texts: list[str] | None = None
     ) -> None:
-        """Send what the database has beyond the cursor (or the whole log), then the state."""
+        """Send what the database has beyond the cursor (or the whole log), then the state;
+        `cue_texts` (encoded frames) after the lines."""
         if self.screen:
-            await self._redraw(logs=full_log, cues=cues or [])
+            await self._redraw(logs=full_log)
             return
         snap = await self._sync_viewer(after=0 if full_log else self.cursor)
         if snap is None:
@@ -520,23 +522,25 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
             # lines as they are seen now, for a client that shows the whole log.
             frames.append({"type": "log", "messages": snap.messages})
         self.cursor = max(self.cursor, snap.last)
-        await self._emit(frames + (cues or []))
+        await self._emit(frames)
+        await self._send_texts(cue_texts or [])
         await self._emit_state(snap)
 
     async def _redraw(
         self,
         *,
         logs: bool = False,
-        cues: list[dict[str, Any]] | None = None,
+        cue_texts: list[dict[str, str]] | None = None,
         after: int | None = -1,
     ) -> None:
         """Draw the screen as the database has it, and send what differs from the page:
-        its parts, and its lines after `after` (the cursor by default; None: no lines)."""
+        its parts, and its lines after `after` (the cursor by default; None: no lines);
+        `cue_texts`, cues drawn already, go with them."""
         since = self.cursor if after == -1 else (NOTHING if after is None else after)
         screen = await self._screen(logs=logs, after=since)
         if screen is None:
             return
-        if screen.marks != self.marks:
+        if screen.marks != self.marks and not screen.logs:
             # Lines were hidden or shown while the socket was away: the logs again.
             screen = await self._screen(logs=True, after=since) or screen
         frame: dict[str, Any] = {"type": "screen"}
@@ -556,9 +560,8 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
             # all of them after its own last (the page skips those it has).
             frame["lines"] = screen.lines
         self.cursor = max(self.cursor, screen.last)
-        if cues:
-            drawn = _render_delta({"cues": cues}, self.lang, self.local)
-            frame["cues"] = drawn["cues"]
+        if cue_texts:
+            frame["cues"] = cue_texts
         if screen.marks != self.marks:
             frame["marks"] = self.marks = screen.marks
         if len(frame) > 1:
@@ -659,6 +662,13 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         for frame in frames:
             await self.send_json(frame)
 
+    async def _send_texts(self, texts: list[str]) -> None:
+        """Frames encoded already (by the push, or once for every socket of a delta)."""
+        if self._closed:
+            return
+        for text in texts:
+            await self.send(text_data=text)
+
     async def _error(self, code: str, message: str) -> None:
         await self._emit([{"type": "error", "error": {"code": code, "message": message}}])
 
@@ -678,43 +688,44 @@ _DRAWN: dict[Any, dict[str, Any]] = {}
 
 
 def _render_delta(delta: dict[str, Any], lang: str, local: Any) -> dict[str, Any]:
+    """A delta drawn in `lang` for a socket whose person is `local`: its parts (with their
+    digests, and whether a client receives them), lines, cues, and the whole frame encoded
+    for the sockets that take it as it is."""
+    from villages.groups import encode
     from villages.views import parts as render
+
+    def lines(inputs: list[dict[str, Any]]) -> list[list[Any]]:
+        return [
+            [
+                line["message"]["id"],
+                line["into"],
+                render.phase_key(line["message"]),
+                render.line_html(line),
+            ]
+            for line in inputs
+        ]
 
     with translation.override(lang):
         parts = delta.get("parts") or {}
         drawn = render.render_parts(parts, parts, local)
         sent = set(render.to_send(drawn))
-        return {
+        out: dict[str, Any] = {
             "parts": [[k, html, render.digest(html), k in sent] for k, html in drawn.items()],
-            "lines": [
-                [
-                    line["message"]["id"],
-                    line["into"],
-                    render.phase_key(line["message"]),
-                    render.line_html(line),
-                ]
-                for line in delta.get("lines") or []
-            ],
-            "restore": [
-                [
-                    line["message"]["id"],
-                    line["into"],
-                    render.phase_key(line["message"]),
-                    render.line_html(line),
-                ]
-                for line in delta.get("restore") or []
-            ],
+            "lines": lines(delta.get("lines") or []),
+            "restore": lines(delta.get("restore") or []),
             "hide": list(delta.get("hide") or []),
             "cues": [render.cue_text(c) for c in delta.get("cues") or []],
+            "marks": delta.get("marks"),
         }
-
-
-def _marks(village_id: int) -> str:
-    from villages.services.persist import snapshot_of
-    from villages.views.render import log_marks
-
-    loaded = snapshot_of(village_id)
-    return log_marks(loaded.village) if loaded is not None else ""
+    frame: dict[str, Any] = {"type": "screen"}
+    shown = [[k, html, digest] for k, html, digest, send in out["parts"] if send]
+    if shown:
+        frame["parts"] = shown
+    for name in ("lines", "restore", "hide", "cues", "marks"):
+        if out[name]:
+            frame[name] = out[name]
+    out["text"] = encode(frame) if len(frame) > 1 else ""
+    return out
 
 
 def _int(value: object) -> int | None:

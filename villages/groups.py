@@ -17,6 +17,8 @@ only to the groups that someone listens to, and only where the viewer's view cha
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 VILLAGE_EVENTS = "village.events"
@@ -46,6 +48,11 @@ def roster_group(village_id: int) -> str:
     return f"village.{village_id}.roster"
 
 
+def encode(frame: dict[str, Any]) -> str:
+    """A frame as the socket sends it (compact JSON, UTF-8 as is)."""
+    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+
+
 def village_events(
     events: list[dict[str, Any]],
     *,
@@ -58,6 +65,8 @@ def village_events(
 ) -> dict[str, Any]:
     """What one commit pushes to one viewer: its frames, in order, and how to place them.
 
+    * `frames`: `[type, message id or None, the frame encoded]`: encoded once here, so a
+      socket forwards the text and the layer copies no nested dicts;
     * `viewer`, `user`: whom the frames were computed for (seat number and its user id, or
       None, None for spectators); a socket drops frames that are not its viewer's.
     * `version`: the village version the `state` frame shows; older states are dropped.
@@ -70,7 +79,10 @@ def village_events(
     """
     return {
         "type": VILLAGE_EVENTS,
-        "events": events,
+        "frames": [
+            [e["type"], e["message"]["id"] if e["type"] == "message" else None, encode(e)]
+            for e in events
+        ],
         "viewer": viewer,
         "user": user,
         "version": version,
@@ -92,23 +104,26 @@ def village_roster(seats: dict[int, int | None], *, version: int) -> dict[str, A
 def village_screen(
     delta: dict[str, Any],
     *,
-    key: str,
     viewers: dict[int | None, int | None],
     version: int,
 ) -> dict[str, Any]:
     """What one commit changed on the screens of some viewers who see it alike.
 
     * `delta`: `parts` (part id → input, `villages.screenview`), `lines` (line inputs),
-      `hide` (ids of lines no longer shown), `cues`, `prev`, `last` (as in
-      `village_events`) and `widen`;
-    * `key`: a fingerprint of `delta`, under which a socket process renders it once;
+      `hide` (ids of lines no longer shown), `restore`, `cues`, `prev`, `last` (as in
+      `village_events`) and `widen`; it travels encoded (`blob`), and its fingerprint
+      (`key`) is what a socket process renders it once under;
     * `viewers`: seat number (None: spectators) → its user id, for whom it was computed;
     * `version`: the village version the parts show; older parts are dropped.
     """
+    blob = encode(delta)
     return {
         "type": VILLAGE_SCREEN,
-        "delta": delta,
-        "key": key,
+        "blob": blob,
+        "key": hashlib.blake2b(blob.encode(), digest_size=12).hexdigest(),
+        "prev": delta.get("prev"),
+        "last": delta.get("last"),
+        "widen": bool(delta.get("widen")),
         "viewers": [[viewer, user] for viewer, user in viewers.items()],
         "version": version,
     }

@@ -73,7 +73,6 @@ def _parts(s: dict[str, Any]) -> Parts:
     mode = layout(s)
     dead = mode == "heaven"
     playing = phase in (Phase.DAY, Phase.NIGHT)
-    realtime = clock["phase_deadline"] is not None
     parts: Parts = {
         "screen-mode": {"layout": mode},
         "d-mode": {"phase": phase, "layout": mode},
@@ -88,17 +87,7 @@ def _parts(s: dict[str, Any]) -> Parts:
             "winner": s["winner"],
             "abandoned": v.get("abandoned", False),
         },
-        "d-time": {
-            "phase": phase,
-            "seated": v["seated"],
-            "capacity": v["capacity"],
-            "time_up": clock["time_up"],
-            # In real time the screen counts both clocks down from the deadline itself.
-            "virtual_left": None if realtime else clock["virtual_seconds_left"],
-            "deadline": clock["phase_deadline"],
-            "sudden_deadline": clock["sudden_death_deadline"],
-            "realtime": _realtime(v, phase) if realtime else None,
-        },
+        "d-time": _time(v, clock),
         PLAYERS: [x["seat_no"] for x in s["seats"]],
         "d-me": _me(me, names),
         "d-deaths": _deaths(s["seats"]),
@@ -143,6 +132,34 @@ def _parts(s: dict[str, Any]) -> Parts:
             "playing": playing,
         }
     return parts
+
+
+def _time(v: dict[str, Any], clock: dict[str, Any]) -> Input:
+    realtime = clock["phase_deadline"] is not None
+    return {
+        "phase": v["phase"],
+        "seated": v["seated"],
+        "capacity": v["capacity"],
+        "time_up": clock["time_up"],
+        # In real time the screen counts both clocks down from the deadline itself.
+        "virtual_left": None if realtime else clock["virtual_seconds_left"],
+        "deadline": clock["phase_deadline"],
+        "sudden_deadline": clock["sudden_death_deadline"],
+        "realtime": _realtime(v, v["phase"]) if realtime else None,
+    }
+
+
+def carry_over(before: Loaded, after: Loaded) -> None:
+    """`after` differs from `before` only by its clock (selectors.carry_over): each
+    viewer's screen is the same but for its clock, which everyone sees alike."""
+    from .selectors import stable_clock, village_dict
+
+    time = None
+    for key, value in list(before.memo.items()):
+        if isinstance(key, tuple) and key[0] == "parts":
+            if time is None:
+                time = _time(village_dict(after.village), stable_clock(after.state))
+            after.memo.setdefault(key, {**value, "d-time": time})
 
 
 def _realtime(v: dict[str, Any], phase: str) -> dict[str, Any]:

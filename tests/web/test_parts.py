@@ -6,6 +6,7 @@ import inspect
 import typing
 
 import pytest
+from django.utils import translation
 
 from villages.models import Message, Village
 from villages.screenview import line_input
@@ -51,6 +52,7 @@ def test_a_howl_is_drawn_from_its_view_and_tells_nothing_of_the_whisper_it_stand
         "code": "",
         "params": {},
     }
-    html = parts.line_html(line_input(seen, {}, ended=False))
+    with translation.override("ja"):
+        html = parts.line_html(line_input(seen, {}, ended=False))
     assert "v-normal" in html and "v-weak" not in html and "v-strong" not in html
     assert HOWL_TEXT in html and "狼の遠吠え" in html

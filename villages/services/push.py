@@ -19,9 +19,8 @@ push without hearing about the lines it may not see (`villages.consumers`).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,6 +39,7 @@ from villages.engine.events import (
     Started,
 )
 from villages.groups import (
+    encode,
     roster_group,
     screen_group,
     user_changed,
@@ -49,7 +49,7 @@ from villages.groups import (
     village_roster,
     village_screen,
 )
-from villages.models import Message
+from villages.models import Message, Village
 
 from .persist import Loaded, snapshot_of
 
@@ -96,11 +96,6 @@ def _only_the_clock(old: GameState, new: GameState) -> bool:
 _NOT_CLOCK = tuple(f for f in GameState.__dataclass_fields__ if f != "clock")
 
 
-def fingerprint(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
-
-
 class _Commit:
     """One commit as each of its viewers sees it (built lazily, shared between viewers)."""
 
@@ -118,8 +113,9 @@ class _Commit:
         self.clock_only = _only_the_clock(before.state, after.state)
         if self.clock_only:
             selectors.carry_over(before, after)
+            screenview.carry_over(before, after)
         self.who = screenview.speakers(after)
-        self._tail: list[tuple[int, str, int | None, bool]] | None = None
+        self._tail: list[Row] | None = None
 
     # -- what every flavour needs ---------------------------------------------------------
 
@@ -129,7 +125,7 @@ class _Commit:
     def prev(self, viewer: int | None) -> int:
         """The last line before this commit's that the viewer may see (0: none)."""
         if self._tail is None:
-            self._tail = _lines_before(self.after.village.pk, min(m.pk for m in self.lines_posted))
+            self._tail = TAILS.before(self.before.village, min(m.pk for m in self.lines_posted))
         tail, state = self._tail, self.after.state
         while True:
             for pk, kind, seat_no, hidden in tail:
@@ -139,6 +135,11 @@ class _Commit:
                 return 0
             # A long run of lines this viewer may not see (monologues, heaven talk).
             tail = _lines_before(self.after.village.pk, tail[-1][0])
+
+    def remember(self) -> None:
+        """This commit's lines, for the next commit's `prev` (in this process)."""
+        if self.lines_posted or self._tail is not None:
+            TAILS.after(self.before.village, self.after.village, self.lines_posted, self._tail)
 
     def state_changed(self, viewer: int | None) -> bool:
         if self.clock_only:
@@ -213,7 +214,46 @@ class _Commit:
         return cues
 
 
-def _lines_before(village_id: int, before: int) -> list[tuple[int, str, int | None, bool]]:
+Row = tuple[int, str, "int | None", bool]  # a line's id, kind, speaker, hidden
+
+
+class _Tails:
+    """The last lines of villages this process pushed, newest first: the next push of a
+    village needs them to name each viewer's previous line, and a query is saved when the
+    village has not changed elsewhere since (its newest line and hidden mark tell)."""
+
+    def __init__(self, size: int = 2000) -> None:
+        self.size = size
+        self.data: dict[int, tuple[int, int, list[Row]]] = {}
+        self.lock = threading.Lock()
+
+    def before(self, village: Village, first_new: int) -> list[Row]:
+        with self.lock:
+            found = self.data.get(village.pk)
+        if found is not None and found[:2] == (village.last_line, village.hidden_mark):
+            return found[2]
+        return _lines_before(village.pk, first_new)
+
+    def after(
+        self, before: Village, after: Village, lines: Sequence[Message], tail: list[Row] | None
+    ) -> None:
+        if tail is None:
+            with self.lock:
+                found = self.data.get(before.pk)
+            if found is None or found[:2] != (before.last_line, before.hidden_mark):
+                return
+            tail = found[2]
+        new = [(m.pk, m.kind, m.seat_no, m.hidden) for m in reversed(lines)]
+        with self.lock:
+            if len(self.data) >= self.size:
+                self.data.pop(next(iter(self.data)))
+            self.data[after.pk] = (after.last_line, after.hidden_mark, (new + tail)[:TAIL])
+
+
+TAILS = _Tails()
+
+
+def _lines_before(village_id: int, before: int) -> list[Row]:
     return list(
         Message.objects.filter(village_id=village_id, id__lt=before)
         .order_by("-id")
@@ -259,10 +299,11 @@ def publish(
             if screen_group(village_id, viewer) in listening:
                 delta = commit.screen_for(viewer)
                 if delta is not None:
-                    key = fingerprint(delta)
+                    key = encode(delta)  # viewers who see the commit alike share one delta
                     screens.setdefault(key, (delta, {}))[1][viewer] = user
-        for key, (delta, alike) in screens.items():
-            envelope = village_screen(delta, key=key, viewers=alike, version=version)
+        commit.remember()
+        for delta, alike in screens.values():
+            envelope = village_screen(delta, viewers=alike, version=version)
             sends += [(screen_group(village_id, v), envelope) for v in alike]
     _send(village_id, sends)
 
@@ -302,12 +343,11 @@ def publish_moderated(village_id: int, messages: Sequence[Message], *, hidden: b
                 delta: dict[str, Any] = {"hide": [m["id"] for m in seen]}
             else:
                 delta = {"restore": [screenview.line_input(m, who, ended=ended) for m in seen]}
+            delta["marks"] = str(loaded.village.hidden_mark)
             sends.append(
                 (
                     screen_group(village_id, viewer),
-                    village_screen(
-                        delta, key=fingerprint(delta), viewers={viewer: user}, version=version
-                    ),
+                    village_screen(delta, viewers={viewer: user}, version=version),
                 )
             )
     _send(village_id, sends)
