@@ -19,6 +19,7 @@ short-log figure; every screen shows the last line; the screens make no request 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import time
 
@@ -35,6 +36,7 @@ from common import (
 )
 
 SPEAKERS = list(range(11, 22))  # living villagers take turns
+PANE = re.compile(r"/villages/\d+/|/api/")  # a pane or the API (not a static file)
 
 
 def add_lines(village_id: int, count: int) -> None:
@@ -102,7 +104,7 @@ def post_lines(site, village, pages, lines: int, gap: float) -> dict[str, float]
             time.sleep(0.05)
     elapsed = time.monotonic() - t0
     cpu = site.cpu_seconds() - cpu0 - idle * elapsed
-    requests = sum(len([u for u in p.requests if "/villages/" in u]) for p in pages)
+    requests = sum(len([u for u in p.requests if PANE.search(u)]) for p in pages)
     return {
         "per_line_ms": cpu / lines * 1000,
         "missing": len(waiting),
@@ -159,7 +161,7 @@ def main() -> None:
                 with Profiler(site, work / "live.raw"):
                     post_lines(site, village, pages, args.lines, args.gap)
             short = post_lines(site, village, pages, args.lines, args.gap)
-            requested = sorted({u for p in pages for u in p.requests})
+            requested = sorted({u for p in pages for u in p.requests if PANE.search(u)})
             if requested:
                 print(f"the screens asked for: {requested[:5]}")
             poll = polling_round(site, village, args.screens, args.rounds)

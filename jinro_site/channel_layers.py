@@ -16,9 +16,13 @@ same CONFIG as channels-redis's (`hosts`, `prefix`, ...).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import copy
 import logging
+import time
 from typing import Any
 
+from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer as _InMemory
 from channels_redis import pubsub
 from redis.asyncio.client import PubSub
@@ -137,8 +141,62 @@ def _where(host: dict[str, Any]) -> str:
 
 
 class InMemoryChannelLayer(_InMemory):
-    """channels' in-memory layer (one process: the embedded site), which also says which
-    groups have members, so that a push computes frames only for viewers who watch."""
+    """channels' in-memory layer (one process: the embedded site), made cheap per message.
+
+    The original creates a queue object on every send and receive (`setdefault`'s default
+    is built each time), walks every channel and group for expired entries on each of them,
+    and starts a task per member of a group. Here a queue is made when a channel has none,
+    expired entries are swept at most once a second, and a group's members are sent to in
+    turn. It also says which groups have members, so that a push computes frames only for
+    viewers somebody watches (`listening_now`).
+    """
+
+    SWEEP_EVERY = 1.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._swept = 0.0
+
+    def _sweep(self) -> None:
+        now = time.monotonic()
+        if now - self._swept >= self.SWEEP_EVERY:
+            self._swept = now
+            self._clean_expired()
+
+    def _queue(self, channel: str) -> asyncio.Queue:
+        queue = self.channels.get(channel)
+        if queue is None:
+            queue = self.channels[channel] = asyncio.Queue(maxsize=self.get_capacity(channel))
+        return queue
+
+    async def send(self, channel: str, message: dict[str, Any]) -> None:
+        assert isinstance(message, dict), "message is not a dict"
+        self.require_valid_channel_name(channel)
+        self._sweep()
+        try:
+            self._queue(channel).put_nowait((time.time() + self.expiry, copy.deepcopy(message)))
+        except asyncio.QueueFull:
+            raise ChannelFull(channel) from None
+
+    async def receive(self, channel: str) -> dict[str, Any]:
+        self.require_valid_channel_name(channel)
+        self._sweep()
+        queue = self._queue(channel)
+        try:
+            _expires, message = await queue.get()
+        except asyncio.CancelledError:
+            if queue.empty():  # the consumer is gone
+                self.channels.pop(channel, None)
+            raise
+        return message
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        assert isinstance(message, dict), "message is not a dict"
+        self.require_valid_group_name(group)
+        self._sweep()
+        for channel in list(self.groups.get(group, ())):
+            with contextlib.suppress(ChannelFull):  # as channels does: a full one misses it
+                await self.send(channel, message)
 
     def listening_now(self, groups: list[str]) -> set[str]:
         return {group for group in groups if self.groups.get(group)}

@@ -154,6 +154,9 @@ def carry_over(before: Loaded, after: Loaded) -> None:
     viewer's screen is the same but for its clock, which everyone sees alike."""
     from .selectors import stable_clock, village_dict
 
+    if "speakers" in before.memo and before.rows.keys() == after.rows.keys():
+        # Names and icons never change once seated: the same seats, the same speakers.
+        after.memo.setdefault("speakers", before.memo["speakers"])
     time = None
     for key, value in list(before.memo.items()):
         if isinstance(key, tuple) and key[0] == "parts":

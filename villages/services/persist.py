@@ -368,8 +368,11 @@ def save_seats(loaded: Loaded, new: GameState, kicked: set[int]) -> dict[int, Se
     rows: dict[int, SeatRow] = {}
     changed: list[SeatRow] = []
     for seat in new.seats:
-        values = _seat_values(seat)
         row = loaded.rows.get(seat.no) or loaded.new_rows[seat.no]
+        if row.pk is not None and loaded.state.seat(seat.no) == seat:
+            rows[seat.no] = row  # as it was (most commands change no seat)
+            continue
+        values = _seat_values(seat)
         if row.pk is None:
             for name, value in values.items():
                 setattr(row, name, value)
