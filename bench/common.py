@@ -39,6 +39,9 @@ RULES_ENV = {
     "JINRO_DAY_VIRTUAL_SECONDS": str(10**8),
     "JINRO_SILENCE_REAL_SECONDS": str(10**7),
     "JINRO_SERVE_STATIC": "1",
+    # As a site is run for people: without Django's debugging (which records every query).
+    "DEBUG": "0",
+    "ALLOWED_HOSTS": "127.0.0.1,localhost",
 }
 
 

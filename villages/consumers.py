@@ -80,6 +80,7 @@ CLOSE_NOT_FOUND = 4404
 CLOSE_TRY_AGAIN = 1013
 NOTHING = 1 << 62  # an `after` that reads no line: the state alone
 _NOT_CUES = frozenset({"message", "state", "shown", "hidden"})
+_NOBODY = object()
 LANGUAGES = {code for code, _name in settings.LANGUAGES}
 
 
@@ -429,10 +430,10 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         await self._send_texts(texts)
 
     async def _place_screen(self, envelope: dict[str, Any]) -> None:
-        viewers = {viewer: user for viewer, user in envelope["viewers"]}
-        if self.viewer not in viewers:
+        user = next((u for v, u in envelope["viewers"] if v == self.viewer), _NOBODY)
+        if user is _NOBODY:
             return  # queued for the group this socket has just left
-        if self.viewer is not None and viewers[self.viewer] != self.user_id:
+        if self.viewer is not None and user != self.user_id:
             await self._redraw()  # the seat number now belongs to someone else
             return
         drawn, version = self._draw(envelope), envelope["version"]

@@ -116,11 +116,25 @@ class _Commit:
             screenview.carry_over(before, after)
         self.who = screenview.speakers(after)
         self._tail: list[Row] | None = None
+        self._clock_parts: dict[str, Any] | None = None
+        self._deltas: dict[Any, dict[str, Any]] = {}
+        self._seen: dict[tuple[int, str, int | None], dict[str, Any]] = {}
 
     # -- what every flavour needs ---------------------------------------------------------
 
     def lines(self, viewer: int | None) -> list[dict[str, Any]]:
-        return self.sel.visible_messages(self.after.state, viewer, self.lines_posted)
+        """The commit's lines as the viewer may see them (one dict for all who see alike)."""
+        out = []
+        for m in self.lines_posted:
+            seen = vis.see_message(self.after.state, viewer, m)
+            if seen is None:
+                continue
+            key = (m.pk, seen.kind.value, seen.seat_no)
+            found = self._seen.get(key)
+            if found is None:
+                found = self._seen[key] = self.sel.message_dict(m, seen)
+            out.append(found)
+        return out
 
     def prev(self, viewer: int | None) -> int:
         """The last line before this commit's that the viewer may see (0: none)."""
@@ -183,26 +197,43 @@ class _Commit:
 
     # -- the game screen ------------------------------------------------------------------
 
-    def screen_for(self, viewer: int | None) -> dict[str, Any] | None:
-        View, parts_of = self.sel.View, self.sv.parts_of
+    def screen_for(self, viewer: int | None) -> tuple[Any, dict[str, Any]] | None:
+        """The viewer's screen delta, and a key equal for the viewers who get the same."""
         if viewer in self.widened:
             # What the viewer may see has widened: its socket draws everything again.
-            return {"widen": True, "cues": self._screen_cues()}
-        parts = self.sv.changed(
-            parts_of(View(self.before, viewer)), parts_of(View(self.after, viewer))
-        )
+            return ("widen",), {"widen": True, "cues": self._screen_cues()}
+        parts, parts_key = self._parts_changed(viewer)
         lines = self.lines(viewer)
         cues = self._screen_cues()
         if not (parts or lines or cues):
             return None
-        ended = self.after.state.phase is Phase.ENDED
-        return {
-            "parts": parts,
-            "lines": [self.sv.line_input(m, self.who, ended=ended) for m in lines],
-            "cues": cues,
-            "prev": self.prev(viewer) if lines else None,
-            "last": self.last if lines else None,
-        }
+        prev = self.prev(viewer) if lines else None
+        key = (parts_key, tuple((m["id"], m["kind"], m["seat_no"]) for m in lines), prev)
+        found = self._deltas.get(key)
+        if found is None:
+            ended = self.after.state.phase is Phase.ENDED
+            found = self._deltas[key] = {
+                "parts": parts,
+                "lines": [self.sv.line_input(m, self.who, ended=ended) for m in lines],
+                "cues": cues,
+                "prev": prev,
+                "last": self.last if lines else None,
+            }
+        return key, found
+
+    def _parts_changed(self, viewer: int | None) -> tuple[dict[str, Any], Any]:
+        if self.clock_only:
+            # Only the clock moved, and everyone sees the same clock (screenview.carry_over).
+            if self._clock_parts is None:
+                old = self.sv.parts_of(self.sel.View(self.before, None))["d-time"]
+                new = self.sv.parts_of(self.sel.View(self.after, None))["d-time"]
+                self._clock_parts = {"d-time": new} if new != old else {}
+            return self._clock_parts, "clock"
+        View = self.sel.View
+        parts = self.sv.changed(
+            self.sv.parts_of(View(self.before, viewer)), self.sv.parts_of(View(self.after, viewer))
+        )
+        return parts, encode(parts)
 
     def _screen_cues(self) -> list[dict[str, Any]]:
         cues = []
@@ -289,7 +320,7 @@ def publish(
         sends.append((roster_group(village_id), village_roster(users, version=version)))
     if listening - {roster_group(village_id)}:
         commit = _Commit(before, after, events, messages)
-        screens: dict[str, tuple[dict[str, Any], dict[int | None, int | None]]] = {}
+        screens: dict[Any, tuple[dict[str, Any], dict[int | None, int | None]]] = {}
         for viewer in viewers:
             user = None if viewer is None else users.get(viewer)
             if viewer_group(village_id, viewer) in listening:
@@ -297,9 +328,9 @@ def publish(
                 if envelope is not None:
                     sends.append((viewer_group(village_id, viewer), envelope))
             if screen_group(village_id, viewer) in listening:
-                delta = commit.screen_for(viewer)
-                if delta is not None:
-                    key = encode(delta)  # viewers who see the commit alike share one delta
+                found = commit.screen_for(viewer)
+                if found is not None:
+                    key, delta = found  # viewers who see the commit alike share one delta
                     screens.setdefault(key, (delta, {}))[1][viewer] = user
         commit.remember()
         for delta, alike in screens.values():
