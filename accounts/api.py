@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest
-from ninja import Router, Status
+from ninja import Field, Router, Status
 
 from jinro_site.apiauth import client_ip, optional_user
-from jinro_site.apischema import Body
+from jinro_site.apischema import ANY, READ, Body, answers, limits
 
 from . import selectors, services
 
@@ -18,11 +18,24 @@ Json = dict[str, Any]
 
 
 class CredentialsIn(Body):
-    username: str
-    password: str
+    username: str = Field(
+        ...,
+        description="letters, digits and @.+-_",
+        **limits(min_length=1, max_length=150, pattern=r"^[\w.@+-]+$"),
+    )
+    password: str = Field(
+        ...,
+        description="8 characters or more, not only digits, not a common password, not like "
+        "the username (Django's password validators)",
+        **limits(min_length=8, max_length=128),
+    )
 
 
-@router.post("/auth/register", response={201: Json}, summary="Register and get a token")
+@router.post(
+    "/auth/register",
+    response=answers({201: Json}, 400, 409, 429, *ANY),
+    summary="Register and get a token",
+)
 def register(request: HttpRequest, payload: CredentialsIn) -> Status[Json]:
     user, token = services.register(
         username=payload.username, password=payload.password, ip=client_ip(request)
@@ -30,7 +43,11 @@ def register(request: HttpRequest, payload: CredentialsIn) -> Status[Json]:
     return Status(201, {"username": user.get_username(), "token": token})
 
 
-@router.post("/auth/token", response=Json, summary="Get the token of an account")
+@router.post(
+    "/auth/token",
+    response=answers({200: Json}, 400, 429, *ANY),
+    summary="Get the token of an account",
+)
 def token(request: HttpRequest, payload: CredentialsIn) -> Json:
     key = services.token_for(
         username=payload.username, password=payload.password, ip=client_ip(request)
@@ -38,7 +55,7 @@ def token(request: HttpRequest, payload: CredentialsIn) -> Json:
     return {"token": key}
 
 
-@router.get("/me", response=Json, summary="Who the caller is")
+@router.get("/me", response=answers({200: Json}, *ANY), summary="Who the caller is")
 def me(request: HttpRequest) -> Json:
     """Like every GET, it works without authentication: a spectator is nobody."""
     user = optional_user(request)
@@ -47,6 +64,10 @@ def me(request: HttpRequest) -> Json:
     return {"username": user.get_username(), "is_staff": bool(getattr(user, "is_staff", False))}
 
 
-@router.get("/users/{username}/history", response=Json, summary="Finished games and statistics")
+@router.get(
+    "/users/{username}/history",
+    response=answers({200: Json}, *READ),
+    summary="Finished games and statistics",
+)
 def history(request: HttpRequest, username: str) -> Json:
     return selectors.history(username)

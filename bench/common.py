@@ -10,10 +10,10 @@ import contextlib
 import http.client
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
-import shutil
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -82,7 +82,7 @@ def day_two_village(name: str = "ベンチ村") -> BenchVillage:
     stamp = f"{os.getpid()}{int(time.time() * 1000) % 10**6}"
     staff = User.objects.create_user(f"bs{stamp}", password=None, is_staff=True)
     village = lifecycle.create_village(user=staff, name=name, capacity=PLAYERS)
-    icons = list(Icon.objects.filter(is_active=True))
+    icons = list(Icon.objects.choosable())
     users = {}
     for n in range(1, PLAYERS + 1):
         user = User.objects.create_user(f"b{stamp}s{n}", password=None)

@@ -37,14 +37,21 @@ def post(site, village, lines: int) -> tuple[float, int]:
     return ((site.cpu_seconds() - cpu0 - idle * elapsed) / lines * 1000), last
 
 
-async def watch(site, village, seats: list[int], seen: dict[int, int], done: asyncio.Event):
+async def watch(
+    site, village, seats: list[int], seen: dict[int, int], done: asyncio.Event, screen: bool
+):
     import websockets
 
     async def one(n: int, seat: int) -> None:
         url = f"ws://127.0.0.1:{site.port}/ws/villages/{village.id}/?token={village.tokens[seat]}"
+        if screen:
+            url += "&screen=1"
         async with websockets.connect(url, max_size=None, compression=None) as socket:
+            if screen:  # a screen that says it shows nothing: its first frame draws it all
+                await socket.send(json.dumps({"type": "hello", "after": 0, "parts": {}}))
             await socket.recv()
-            await socket.send('{"type":"ping"}')
+            if not screen:
+                await socket.send('{"type":"ping"}')
             seen[n] = 0
             while not done.is_set():
                 try:
@@ -54,6 +61,8 @@ async def watch(site, village, seats: list[int], seen: dict[int, int], done: asy
                 frame = json.loads(raw)
                 if frame["type"] == "message":
                     seen[n] = max(seen[n], frame["message"]["id"])
+                for line in frame.get("lines", []):
+                    seen[n] = max(seen[n], line[0])
 
     await asyncio.gather(*(one(n, seat) for n, seat in enumerate(seats)))
 
@@ -61,7 +70,7 @@ async def watch(site, village, seats: list[int], seen: dict[int, int], done: asy
 class Watchers:
     """`count` API sockets (one per seat, round the table) in a thread of their own."""
 
-    def __init__(self, site, village, count: int) -> None:
+    def __init__(self, site, village, count: int, screen: bool = False) -> None:
         import threading
 
         self.count, self.seen, self.done = count, {}, asyncio.Event()
@@ -70,7 +79,7 @@ class Watchers:
         self.loop = loop
         self.thread = threading.Thread(
             target=lambda: loop.run_until_complete(
-                watch(site, village, seats, self.seen, self.done)
+                watch(site, village, seats, self.seen, self.done, screen)
             ),
             daemon=True,
         )
@@ -92,8 +101,8 @@ class Watchers:
         self.thread.join(10)
 
 
-def with_sockets(site, village, count: int, lines: int) -> tuple[float, int]:
-    watchers = Watchers(site, village, count)
+def with_sockets(site, village, count: int, lines: int, screen: bool) -> tuple[float, int]:
+    watchers = Watchers(site, village, count, screen)
     per_line, last = post(site, village, lines)
     got = watchers.got(last)
     watchers.stop()
@@ -105,6 +114,7 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=400)
     parser.add_argument("--sockets", type=int, nargs="*", default=[0, 22])
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--screen", action="store_true", help="game-screen sockets, not API ones")
     args = parser.parse_args()
     work = setup_django()
     village = day_two_village()
@@ -115,14 +125,16 @@ def main() -> None:
                 per_line, _ = post(site, village, args.lines)
                 print(f"nobody watching: {per_line:.2f} ms CPU per line", flush=True)
             else:
-                per_line, got = with_sockets(site, village, count, args.lines)
+                per_line, got = with_sockets(site, village, count, args.lines, args.screen)
+                kind = "screen" if args.screen else "API"
                 print(
-                    f"{count} API sockets: {per_line:.2f} ms CPU per line "
+                    f"{count} {kind} sockets: {per_line:.2f} ms CPU per line "
                     f"({got}/{count} sockets got the last line)",
                     flush=True,
                 )
         if args.profile:
-            watchers = Watchers(site, village, args.sockets[-1]) if args.sockets[-1] else None
+            last = args.sockets[-1]
+            watchers = Watchers(site, village, last, args.screen) if last else None
             with Profiler(site, work / "post.raw"):
                 post(site, village, args.lines)
             if watchers is not None:

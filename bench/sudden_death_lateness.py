@@ -102,7 +102,7 @@ def main() -> None:
     push.publish = lambda *a, **k: None  # no socket listens: spare the bench the frames
     User = get_user_model()
     staff, _ = User.objects.get_or_create(username="bench-staff", defaults={"is_staff": True})
-    icon = Icon.objects.filter(is_active=True).first() or Icon.objects.create(
+    icon = Icon.objects.choosable().first() or Icon.objects.create(
         name="bench", static_path="icons/bench.png"
     )
     wanted = [f"sd{n}" for n in range(args.villages * 8)]

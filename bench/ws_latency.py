@@ -47,6 +47,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -147,7 +148,7 @@ def build_villages(count: int) -> list[Village]:
     tokens = dict(
         Profile.objects.filter(user__in=users.values()).values_list("user_id", "api_token")
     )
-    icon = Icon.objects.filter(is_active=True).first() or Icon.objects.create(
+    icon = Icon.objects.choosable().first() or Icon.objects.create(
         name="bench", static_path="icons/bench.png"
     )
     villages = []
@@ -290,8 +291,9 @@ def service_poster() -> None:
 @dataclass
 class Run:
     villages: list[Village]
-    socket_url: str
+    socket_urls: list[str]
     seconds: float
+    screen: bool = False
     sent: dict[int, float] = field(default_factory=dict)  # message id -> when posted
     arrived: dict[int, list[float]] = field(default_factory=dict)  # message id -> arrivals
     answers: list[float] = field(default_factory=list)  # HTTP POST round trips
@@ -301,13 +303,17 @@ class Run:
 async def listen(run: Run, village: Village, seat: int, ready: asyncio.Event, opened: list) -> None:
     import websockets
 
-    url = run.socket_url.replace("http", "ws") + f"/ws/villages/{village.id}/"
-    url += f"?token={village.tokens[seat]}"
+    base = run.socket_urls[(village.id + seat) % len(run.socket_urls)]
+    url = base.replace("http", "ws") + f"/ws/villages/{village.id}/"
+    url += f"?token={village.tokens[seat]}" + ("&screen=1" if run.screen else "")
     async with websockets.connect(
         url, origin="http://127.0.0.1", open_timeout=60, max_size=None, compression=None
     ) as socket:
-        await socket.recv()  # the state
-        await socket.send('{"type":"ping"}')  # nothing to resume
+        if run.screen:  # the game screen's socket: it says what it shows, then hears HTML
+            await socket.send('{"type":"hello","after":null,"parts":{}}')
+        await socket.recv()  # the state, or the screen drawn
+        if not run.screen:
+            await socket.send('{"type":"ping"}')  # nothing to resume
         opened.append(1)
         await ready.wait()
         async for raw in socket:
@@ -315,6 +321,9 @@ async def listen(run: Run, village: Village, seat: int, ready: asyncio.Event, op
             if raw.startswith('{"type":"message"'):
                 message_id = json.loads(raw)["message"]["id"]
                 run.arrived.setdefault(message_id, []).append(now)
+            elif run.screen and '"lines"' in raw:
+                for line in json.loads(raw).get("lines", []):
+                    run.arrived.setdefault(line[0], []).append(now)
 
 
 async def post_http(run: Run, base: str, plan: list[tuple[float, int]]) -> None:
@@ -403,6 +412,26 @@ async def measure(run: Run, post_via: str, target: str | subprocess.Popen, cpu_o
     return cpu
 
 
+def service_cpu() -> dict[str, float]:
+    """CPU seconds of the Redis server and of every PostgreSQL process (backends come and
+    go; a new one counts from zero)."""
+    found = {"redis": 0.0, "postgresql": 0.0}
+    tick = os.sysconf("SC_CLK_TCK")
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            name, _, rest = (proc / "stat").read_text().partition(") ")
+            command = name.split("(", 1)[1]
+            fields = rest.split()
+            used = (int(fields[11]) + int(fields[12])) / tick
+            if command.startswith("redis-server"):
+                found["redis"] += used
+            elif command.startswith("postgres"):
+                found["postgresql"] += used
+    return found
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -416,6 +445,8 @@ def report(v: int, run: Run, cpu: dict[str, float]) -> None:
     unmatched = sum(len(t) for i, t in run.arrived.items() if i not in run.sent)
     ms = latencies or [float("nan")]
     cpu_text = ", ".join(f"{name} {used / run.seconds * 100:.0f}%" for name, used in cpu.items())
+    posts = max(1, len(run.sent))
+    per_line = ", ".join(f"{name} {used / posts * 1000:.2f} ms" for name, used in cpu.items())
     print(
         f"V={v:>3}: {len(run.sent)} posts, {expected} frames expected, {len(latencies)} "
         f"received, lost {expected - len(latencies)}, unmatched {unmatched}, "
@@ -431,6 +462,7 @@ def report(v: int, run: Run, cpu: dict[str, float]) -> None:
             f"p99 {percentile(answers, 0.99):.1f}"
         )
     print(f"       CPU while posting (100% = one core): {cpu_text}", flush=True)
+    print(f"       CPU per line: {per_line}", flush=True)
     for error in run.errors[:5]:
         print(f"       error: {error}")
 
@@ -441,6 +473,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--post-via", choices=("http", "service"), default="http")
     parser.add_argument("--poster", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--socket-nodes", type=int, default=1, help="daphnes holding the sockets (spread)"
+    )
+    parser.add_argument("--screen", action="store_true", help="game-screen sockets (HTML)")
     args = parser.parse_args()
     if args.poster:
         service_poster()
@@ -455,8 +491,12 @@ def main() -> None:
     from django.db import connections
 
     connections.close_all()
-    sockets = start_daphne(log_dir)
-    processes = {"daphne (sockets)": sockets}
+    socket_nodes = [start_daphne(log_dir) for _ in range(args.socket_nodes)]
+    sockets = socket_nodes[0]
+    processes: dict[str, Any] = {
+        f"daphne (sockets{'' if len(socket_nodes) == 1 else f' {n + 1}'})": node
+        for n, node in enumerate(socket_nodes)
+    }
     if args.post_via == "http":
         posts = start_daphne(log_dir)
         processes["daphne (posts)"] = posts
@@ -466,7 +506,7 @@ def main() -> None:
     print(f"posting via {how}; {os.cpu_count()} cores", flush=True)
     try:
         for v in args.villages:
-            run = Run(villages[:v], sockets.url, args.seconds)
+            run = Run(villages[:v], [n.url for n in socket_nodes], args.seconds, args.screen)
             target: str | subprocess.Popen = processes.get("daphne (posts)", sockets).url
             if args.post_via == "service":
                 poster = subprocess.Popen(
@@ -484,7 +524,8 @@ def main() -> None:
             print(f"V={v}: connecting {v * PLAYERS} sockets", flush=True)
 
             def cpu_of() -> dict[str, float]:
-                return {name: p.cpu_seconds() for name, p in processes.items()}
+                found = {name: p.cpu_seconds() for name, p in processes.items()}
+                return found | service_cpu()
 
             cpu = asyncio.run(measure(run, args.post_via, target, cpu_of))
             report(v, run, cpu)

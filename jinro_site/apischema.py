@@ -1,9 +1,44 @@
-"""The base of every request body of the API."""
+"""The base of every request body of the API, and the errors every operation declares."""
 
 from __future__ import annotations
 
-from ninja import Schema
-from pydantic import ConfigDict
+from typing import Annotated, Any
+
+from ninja import Field, Schema
+from pydantic import BeforeValidator, ConfigDict
+
+# API.md's error codes, by the status they come with (villages.services.errors.HTTP_STATUS).
+ERROR_CODES = {
+    400: ["bad_request", "invalid_target", "text_empty", "text_too_long"],
+    401: ["not_authenticated"],
+    403: ["forbidden", "banned", "not_seated", "not_your_ability", "dead"],
+    404: ["not_found"],
+    405: ["method_not_allowed"],
+    409: [
+        "village_full",
+        "already_seated",
+        "name_taken",
+        "wrong_phase",
+        "already_voted",
+        "already_acted",
+        "no_objections_left",
+        "too_few_players",
+        "too_many_villages",
+        "busy",
+        "conflict",
+    ],
+    429: ["rate_limited"],
+}
+
+
+def _whole(value: Any) -> Any:
+    # JSON has numbers, not ints: 8.0 is the integer 8 (as JSON Schema's "integer" says).
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Int = Annotated[int, BeforeValidator(_whole)]
 
 
 class Body(Schema):
@@ -11,3 +46,38 @@ class Body(Schema):
     not something to guess at (API.md gives every field's JSON type)."""
 
     model_config = ConfigDict(strict=True)
+
+
+def limits(**constraints: Any) -> dict[str, Any]:
+    """JSON-schema constraints a field is documented with, but not checked with: the
+    services check them, each refusal with its own code and words (`text_empty`, a
+    capacity out of range, ...), which a schema error would lose."""
+    names = {"min_length": "minLength", "max_length": "maxLength", "ge": "minimum"}
+    names |= {"le": "maximum", "min_items": "minItems", "max_items": "maxItems"}
+    return {"json_schema_extra": {names.get(k, k): v for k, v in constraints.items()}}
+
+
+class ErrorDetail(Schema):
+    code: str = Field(
+        ...,
+        description="a machine code: " + ", ".join(c for cs in ERROR_CODES.values() for c in cs),
+    )
+    message: str = Field(..., description="what happened, for people (Japanese)")
+
+
+class ErrorOut(Schema):
+    """Every refusal: `{"error": {"code", "message"}}` (API.md, Conventions)."""
+
+    error: ErrorDetail
+
+
+# What may go wrong with any request, and with any that names a village or writes.
+ANY = (401, 405)  # a token that is not valid; a method the path does not take
+READ = (*ANY, 404)
+WRITE = (400, *READ, 403, 409, 429)
+
+
+def answers(ok: dict[int, Any], *errors: int) -> dict[int, Any]:
+    """An operation's responses: its successes, and the errors it may give in API.md's
+    shape (each with the codes that come with its status)."""
+    return {**ok, **dict.fromkeys(sorted(set(errors)), ErrorOut)}

@@ -8,24 +8,35 @@ from django.http import HttpRequest
 from ninja import Field, Query, Router, Status
 
 from jinro_site.apiauth import client_ip, optional_user, require_user
-from jinro_site.apischema import Body
+from jinro_site.apischema import READ, WRITE, Body, Int, answers, limits
 from villages import selectors
+from villages.engine import MAX_PLAYERS, MIN_PLAYERS
 from villages.models import Icon
 from villages.services import lifecycle, play
+from villages.services.config import rules
 
 router = Router(tags=["villages"])
 
 Json = dict[str, Any]
 
 
-class TimeIn(Body):
-    mode: Literal["virtual", "realtime"] = "virtual"
-    day_seconds: int = 0
-    night_seconds: int = 0
+_RULES = rules()  # the limits below are the site's settings as the process started
+_MIN_PHASE = _RULES.min_phase_seconds
+NOT_BLANK = r"\S"  # at least one character that is not a space
+
+
+class VirtualTime(Body):
+    mode: Literal["virtual"] = "virtual"
+
+
+class RealTime(Body):
+    mode: Literal["realtime"]
+    day_seconds: Int = Field(..., description="real seconds", **limits(ge=_MIN_PHASE))
+    night_seconds: Int = Field(..., description="real seconds", **limits(ge=_MIN_PHASE))
 
 
 class OptionsIn(Body):
-    time: TimeIn = Field(default_factory=TimeIn)
+    time: VirtualTime | RealTime = Field(default_factory=VirtualTime)
     cupid: bool = False
     poison: bool = False
     decider: bool = False
@@ -35,55 +46,79 @@ class OptionsIn(Body):
 
 
 class VillageIn(Body):
-    name: str
-    comment: str = ""
-    capacity: int
+    name: str = Field(..., **limits(min_length=1, max_length=60, pattern=NOT_BLANK))
+    comment: str = Field("", **limits(max_length=200))
+    capacity: Int = Field(..., **limits(ge=MIN_PLAYERS, le=MAX_PLAYERS))
     options: OptionsIn = Field(default_factory=OptionsIn)
 
 
 class SeatIn(Body):
-    handle_name: str
-    icon: int
-    trip: str = ""
+    handle_name: str = Field(..., **limits(min_length=1, max_length=40, pattern=NOT_BLANK))
+    icon: Int = Field(..., description="an id from GET icons", **limits(ge=1))
+    trip: str = Field("", **limits(max_length=64))
 
 
 class KickIn(Body):
-    seat_no: int
+    seat_no: Int = Field(..., **limits(ge=1))
+
+
+Role = Literal[
+    "villager",
+    "seer",
+    "medium",
+    "guard",
+    "common",
+    "poison",
+    "wolf",
+    "madman",
+    "fanatic",
+    "fox",
+    "cupid",
+]
+SubRole = Literal["lovers", "decider", "authority"]
 
 
 class CastIn(Body):
-    roles: dict[str, str]
-    sub_roles: dict[str, list[str]] = Field(default_factory=dict)
+    roles: dict[str, Role]
+    sub_roles: dict[str, list[SubRole]] = Field(default_factory=dict)
+
+
+# Talk: at most SPEECH_MAX_LINES lines, the last of them not blank (so: not only spaces).
+TEXT = rf"^(?:[^\n]*\n){{0,{_RULES.speech_max_lines - 1}}}[^\n]*\S[^\n]*$"
 
 
 class MessageIn(Body):
-    text: str
+    text: str = Field(
+        ...,
+        **limits(min_length=1, max_length=_RULES.speech_max_chars, pattern=TEXT),
+        description=f"at most {_RULES.speech_max_chars} characters and "
+        f"{_RULES.speech_max_lines} lines, not only spaces (trailing blank lines are "
+        "allowed too, though this pattern leaves them out)",
+    )
     channel: Literal["talk", "will", "heaven"] = "talk"
     volume: Literal["strong", "normal", "weak"] = "normal"
 
 
 class VoteIn(Body):
-    target: int
+    target: Int = Field(..., **limits(ge=1))
 
 
 class NightActionIn(Body):
     action: Literal["attack", "divine", "guard", "cupid"]
-    targets: list[int]
+    targets: list[Int] = Field(..., **limits(min_items=1, max_items=2))
 
 
-@router.get("/icons", response=Json, summary="Icons a seat may choose")
+@router.get("/icons", response=answers({200: Json}, *READ), summary="Icons a seat may choose")
 def icons(request: HttpRequest) -> Json:
-    return {
-        "icons": [
-            {"id": i.pk, "name": i.name, "url": i.url} for i in Icon.objects.filter(is_active=True)
-        ]
-    }
+    return {"icons": [{"id": i.pk, "name": i.name, "url": i.url} for i in Icon.objects.choosable()]}
 
 
 PAGE = 200
 
 
-@router.get("/villages", response=Json, summary="Villages, newest first")
+@router.get(
+    "/villages", response=answers({200: Json}, 400, *READ), summary="Villages, newest first"
+)
 def list_villages(
     request: HttpRequest,
     status: Literal["waiting", "playing", "ended"] | None = None,
@@ -96,7 +131,7 @@ def list_villages(
     return {"villages": [selectors.village_dict(v) for v in found[:limit]]}
 
 
-@router.post("/villages", response={201: Json}, summary="Create a village")
+@router.post("/villages", response=answers({201: Json}, *WRITE), summary="Create a village")
 def create_village(request: HttpRequest, payload: VillageIn) -> Status[Json]:
     user = require_user(request)
     village = lifecycle.create_village(
@@ -109,12 +144,14 @@ def create_village(request: HttpRequest, payload: VillageIn) -> Status[Json]:
     return Status(201, selectors.village_dict(selectors.get_village(village.pk)))
 
 
-@router.get("/villages/{village_id}", response=Json, summary="One village")
+@router.get("/villages/{village_id}", response=answers({200: Json}, *READ), summary="One village")
 def get_village(request: HttpRequest, village_id: int) -> Json:
     return selectors.village_dict(selectors.get_village(village_id))
 
 
-@router.post("/villages/{village_id}/seats", response={201: Json}, summary="Sit (村人登録)")
+@router.post(
+    "/villages/{village_id}/seats", response=answers({201: Json}, *WRITE), summary="Sit (村人登録)"
+)
 def sit(request: HttpRequest, village_id: int, payload: SeatIn) -> Status[Json]:
     seat_no = lifecycle.sit(
         village_id=village_id,
@@ -127,19 +164,29 @@ def sit(request: HttpRequest, village_id: int, payload: SeatIn) -> Status[Json]:
     return Status(201, {"seat_no": seat_no})
 
 
-@router.delete("/villages/{village_id}/seats/me", response={204: None}, summary="Leave")
+@router.delete(
+    "/villages/{village_id}/seats/me", response=answers({204: None}, *WRITE), summary="Leave"
+)
 def leave(request: HttpRequest, village_id: int) -> Status[None]:
     lifecycle.leave(village_id=village_id, user=require_user(request))
     return Status(204, None)
 
 
-@router.post("/villages/{village_id}/start-vote", response=Json, summary="Vote to start")
+@router.post(
+    "/villages/{village_id}/start-vote",
+    response=answers({200: Json}, *WRITE),
+    summary="Vote to start",
+)
 def start_vote(request: HttpRequest, village_id: int) -> Json:
     started = lifecycle.vote_start(village_id=village_id, user=require_user(request))
     return {"started": started}
 
 
-@router.post("/villages/{village_id}/kick-votes", response=Json, summary="Vote to kick a seat")
+@router.post(
+    "/villages/{village_id}/kick-votes",
+    response=answers({200: Json}, *WRITE),
+    summary="Vote to kick a seat",
+)
 def kick_vote(request: HttpRequest, village_id: int, payload: KickIn) -> Json:
     kicked = lifecycle.kick_vote(
         village_id=village_id, user=require_user(request), target=payload.seat_no
@@ -147,7 +194,11 @@ def kick_vote(request: HttpRequest, village_id: int, payload: KickIn) -> Json:
     return {"kicked": kicked}
 
 
-@router.post("/villages/{village_id}/cast", response=Json, summary="Fix the cast (staff)")
+@router.post(
+    "/villages/{village_id}/cast",
+    response=answers({200: Json}, *WRITE),
+    summary="Fix the cast (staff)",
+)
 def fix_cast(request: HttpRequest, village_id: int, payload: CastIn) -> Json:
     lifecycle.fix_cast(
         village_id=village_id,
@@ -158,13 +209,21 @@ def fix_cast(request: HttpRequest, village_id: int, payload: CastIn) -> Json:
     return {"roles": payload.roles, "sub_roles": payload.sub_roles}
 
 
-@router.get("/villages/{village_id}/state", response=Json, summary="The caller's view")
+@router.get(
+    "/villages/{village_id}/state",
+    response=answers({200: Json}, *READ),
+    summary="The caller's view",
+)
 def state(request: HttpRequest, village_id: int) -> Json:
     user = optional_user(request)
     return selectors.state_dict(selectors.view_for(village_id, user.pk if user else None))
 
 
-@router.get("/villages/{village_id}/messages", response=Json, summary="Lines the caller may see")
+@router.get(
+    "/villages/{village_id}/messages",
+    response=answers({200: Json}, 400, *READ),
+    summary="Lines the caller may see",
+)
 def messages(request: HttpRequest, village_id: int, after: int = 0) -> Json:
     user = optional_user(request)
     view = selectors.view_for(village_id, user.pk if user else None)
@@ -172,7 +231,9 @@ def messages(request: HttpRequest, village_id: int, after: int = 0) -> Json:
 
 
 @router.post(
-    "/villages/{village_id}/messages", response={200: Json, 201: Json}, summary="Talk, will, heaven"
+    "/villages/{village_id}/messages",
+    response=answers({200: Json, 201: Json}, *WRITE),
+    summary="Talk, will, heaven",
 )
 def post_message(request: HttpRequest, village_id: int, payload: MessageIn) -> Status[Json]:
     posted = play.post_message(
@@ -188,13 +249,21 @@ def post_message(request: HttpRequest, village_id: int, payload: MessageIn) -> S
     return Status(201, selectors.message_dict(posted.message, posted.seen))
 
 
-@router.post("/villages/{village_id}/vote", response=Json, summary="The day's execution vote")
+@router.post(
+    "/villages/{village_id}/vote",
+    response=answers({200: Json}, *WRITE),
+    summary="The day's execution vote",
+)
 def vote(request: HttpRequest, village_id: int, payload: VoteIn) -> Json:
     done = play.vote(village_id=village_id, user=require_user(request), target=payload.target)
     return {"tally_done": done}
 
 
-@router.post("/villages/{village_id}/night-action", response=Json, summary="A night action")
+@router.post(
+    "/villages/{village_id}/night-action",
+    response=answers({200: Json}, *WRITE),
+    summary="A night action",
+)
 def night_action(request: HttpRequest, village_id: int, payload: NightActionIn) -> Json:
     dawn = play.night_action(
         village_id=village_id,
@@ -205,7 +274,9 @@ def night_action(request: HttpRequest, village_id: int, payload: NightActionIn) 
     return {"ok": True, "dawn": dawn}
 
 
-@router.post("/villages/{village_id}/objection", response=Json, summary="異議あり")
+@router.post(
+    "/villages/{village_id}/objection", response=answers({200: Json}, *WRITE), summary="異議あり"
+)
 def objection(request: HttpRequest, village_id: int) -> Json:
     left = play.object_(village_id=village_id, user=require_user(request))
     return {"objections_left": left}

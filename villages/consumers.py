@@ -47,6 +47,7 @@ also catches up from the database, so a restart loses nothing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import logging
@@ -56,7 +57,9 @@ from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import connections
 from django.utils import translation
@@ -244,7 +247,8 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         self.cursor = 0  # every line of the village up to this id has been handled
         self.anchor = 0  # lines up to this id are the client's business (its resume point)
         self.state_version = -1
-        self.held: list[dict[str, Any]] | None = None
+        # Pushes are held until the socket knows where its client stands (see below).
+        self.held: list[dict[str, Any]] | None = []
         self._lock = asyncio.Lock()
         self._hold_task: asyncio.Future[None] | None = None
         self._closed = False
@@ -281,7 +285,6 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         async with self._lock:
             if self.screen:
                 # The page says what it shows in its first frame; until then, hold.
-                self.held = []
                 self._hold_task = asyncio.ensure_future(self._release_later())
                 return
             snap = await self._sync_viewer(after=NOTHING if after is None else after)
@@ -290,12 +293,12 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
             await self._emit_state(snap)
             if after is None:
                 self.cursor = self.anchor = snap.last
-                self.held = []
                 self._hold_task = asyncio.ensure_future(self._release_later())
             else:
                 self.anchor = after
                 self.cursor = max(after, snap.last)
                 await self._emit([{"type": "message", "message": m} for m in snap.messages])
+                await self._release()
 
     def _group(self, viewer: int | None) -> str:
         if self.screen:
@@ -306,6 +309,32 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         self._closed = True
         if self._hold_task is not None:
             self._hold_task.cancel()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """channels' consumer loop, leaner: the client's frames and the channel layer's
+        messages are read by a loop each, instead of a new wait on both (and a new task)
+        for every message; what they touch is guarded by `_lock`, and pushes are held
+        until the connection knows its viewer. (One pushed line reaches many sockets: this
+        is the screen's cost per socket.)"""
+        self.scope = scope
+        self.channel_layer = get_channel_layer(self.channel_layer_alias)
+        self.channel_name = await self.channel_layer.new_channel()
+        self.base_send = send
+
+        async def from_layer() -> None:
+            while True:
+                await self.dispatch(await self.channel_layer.receive(self.channel_name))
+
+        layer = asyncio.ensure_future(from_layer())
+        try:
+            while True:
+                await self.dispatch(await receive())
+        except StopConsumer:
+            pass
+        finally:
+            layer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await layer
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         # The base class closes stale database connections before every handler (a thread

@@ -66,7 +66,7 @@ class SeatForm(forms.Form):
     handle_name = forms.CharField(label=_("ハンドル名"), max_length=40)
     icon = forms.ModelChoiceField(
         label=_("アイコン"),
-        queryset=Icon.objects.filter(is_active=True),
+        queryset=Icon.objects.choosable(),
         widget=IconChoice,
         empty_label=None,
     )

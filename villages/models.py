@@ -30,6 +30,12 @@ def _forget_static_urls(*, setting: str, **kwargs: object) -> None:
         _static_url.cache_clear()
 
 
+class IconQuerySet(models.QuerySet["Icon"]):
+    def choosable(self) -> IconQuerySet:
+        """The icons a player may choose for a seat."""
+        return self.filter(is_active=True, reserved=False)
+
+
 class Icon(models.Model):
     """A picture a seat may wear: the site's own set, or one an admin uploaded."""
 
@@ -38,6 +44,10 @@ class Icon(models.Model):
     image = models.FileField(_("画像"), upload_to="icons/", blank=True)
     order = models.PositiveIntegerField(_("並び順"), default=0)
     is_active = models.BooleanField(_("使用可"), default=True)
+    # The system's own seats wear these (the dummy boy); players may not choose them.
+    reserved = models.BooleanField(_("システム用"), default=False)
+
+    objects = IconQuerySet.as_manager()
 
     class Meta:
         ordering = ["order", "id"]

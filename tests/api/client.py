@@ -195,7 +195,7 @@ def ensure_icons(count: int = 24) -> None:
     """Recreate icons that a flushed (transactional) test database lost."""
     from villages.models import Icon
 
-    have = Icon.objects.filter(is_active=True).count()
+    have = Icon.objects.choosable().count()
     Icon.objects.bulk_create(
         Icon(name=f"test{i}", static_path="villages/icons/icon01.svg", order=i)
         for i in range(have, count)

@@ -66,7 +66,7 @@ def waiting_village(n: int = 8, capacity: int = 8, **options) -> Game:
     village = lifecycle.create_village(
         user=users[0], name="テスト村", comment="よろしく", capacity=capacity, options=options
     )
-    icons = list(Icon.objects.all())
+    icons = list(Icon.objects.choosable())
     for i, user in enumerate(users):
         lifecycle.sit(
             village_id=village.pk,

@@ -23,7 +23,7 @@ from villages.models import Icon, Seat, Village
 
 from . import core
 from .config import flag, number, rules
-from .errors import AlreadySeated, TooManyVillages
+from .errors import AlreadySeated, NotFound, TooManyVillages
 from .persist import Loaded, game_json, options_from_api, options_to_api
 
 
@@ -93,7 +93,8 @@ def create_village(
                 dummy=True,
                 start_voted=True,
                 objections_left=0,
-                icon=Icon.objects.filter(is_active=True).first(),
+                icon=Icon.objects.filter(reserved=True, is_active=True).first()
+                or Icon.objects.choosable().first(),
             )
     return village
 
@@ -109,7 +110,9 @@ def sit(
 ) -> int:
     """村人登録: returns the new seat number."""
     bans.check(user, "play")
-    icon = Icon.objects.filter(pk=icon_id, is_active=True).first() if icon_id else None
+    icon = Icon.objects.choosable().filter(pk=icon_id).first() if icon_id else None
+    if icon_id and icon is None:
+        raise NotFound("そのアイコンはありません。")
 
     def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, int]:
         village = loaded.village

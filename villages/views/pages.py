@@ -190,10 +190,17 @@ def seat(request: HttpRequest, village_id: int) -> HttpResponse:
                 return HttpResponseRedirect(f"/villages/{village_id}/")
     else:
         form = SeatForm()
-    seated = selectors.view_for(village_id, user_id(request)).viewer is not None
+    view = selectors.view_for(village_id, user_id(request))
     return render(
         request,
         "villages/seat.html",
-        {"village": village, "form": form, "error": error, "seated": seated},
+        {
+            "village": village,
+            "form": form,
+            "error": error,
+            "seated": view.viewer is not None,
+            "kicked": request.user.pk in view.loaded.kicked_users,
+            "waiting": village.status == Village.Status.WAITING,
+        },
         status=400 if (error or form.errors) else 200,
     )

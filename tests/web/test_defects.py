@@ -1,0 +1,119 @@
+"""Defects found by trying the site as a player, an attacker and an operator (issue 10):
+each test here failed before its fix."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError
+from django.test import Client
+
+from villages.models import Icon, InfoPage
+from villages.services import core, lifecycle, play
+from villages.services.errors import StorageConflict
+
+from .conftest import waiting_village
+
+# The customer's supplementary rules (shared/seeds/004_559a40ffc04bc5cc.txt), as pasted.
+SEED_004 = Path(__file__).resolve().parents[1] / "data" / "info_page_004.txt"
+
+
+# --- information pages ----------------------------------------------------------------------
+
+
+def test_an_information_page_loses_scripts_and_event_handlers_but_keeps_its_structure(db):
+    InfoPage.objects.create(
+        slug="hostile",
+        title="注意",
+        body="# 見出し\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n"
+        "[リンク](javascript:alert(3)) [本物](https://example.com)\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n\n- 一\n- 二\n",
+    )
+    html = Client().get("/info/hostile/").content.decode()
+    body = html[html.index('class="info-body"') :]
+    for bad in ("<script>alert(1)", "onerror", "javascript:"):
+        assert bad not in body, bad
+    for kept in ('<h2 id="見出し"', "<table>", "<li>一</li>", 'href="https://example.com"'):
+        assert kept in body, kept
+
+
+def test_the_customers_page_with_its_own_contents_list_has_one_toc_entry_per_section(db):
+    text = SEED_004.read_text(encoding="utf-8")
+    InfoPage.objects.create(slug="hosoku", title="補足ルール", body=text)
+    from villages.infopages.render import render
+
+    rendered = render(text)
+    assert len(rendered.toc) == 29, [t.title for t in rendered.toc]  # not 58
+    assert len({t.anchor for t in rendered.toc}) == 29
+    html = Client().get("/info/hosoku/").content.decode()
+    body = html[html.index('class="info-body"') :]
+    # The contents list links each title to its section; every link lands on a heading.
+    import re
+
+    links = re.findall(r'<a href="#([^"]+)"', body)
+    anchors = set(re.findall(r'<h\d id="([^"]+)"', body))
+    assert len(links) == 29 and set(links) <= anchors
+
+
+# --- redirects ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["//evil.example/", "/\\evil.example", "https://evil.example/"])
+def test_a_forms_next_never_leaves_the_site(waiting, target):
+    client = waiting.client(1)
+    response = client.post(f"/villages/{waiting.id}/prefs/", {"refresh": "15", "next": target})
+    assert response.status_code == 302
+    assert response["Location"] == f"/villages/{waiting.id}/", response["Location"]
+
+
+# --- what players see -------------------------------------------------------------------------
+
+
+def test_a_kicked_user_is_told_so_instead_of_the_seat_form(waiting):
+    lifecycle.kick_vote(village_id=waiting.id, user=waiting.staff, target=3)
+    html = waiting.client(3).get(f"/villages/{waiting.id}/seat/").content.decode()
+    assert "この村から退出させられました" in html
+    assert 'class="seat-form"' not in html
+
+
+def test_the_upper_pane_says_whom_the_player_voted_for(day_two):
+    play.vote(village_id=day_two.id, user=day_two.user(5), target=2)
+    html = day_two.client(5).get(f"/villages/{day_two.id}/up/").content.decode()
+    assert "村人2号さんに投票済み" in html
+
+
+def test_the_dummy_boys_icon_is_not_for_players(db):
+    game = waiting_village(n=2, capacity=8, dummy_boy=True)
+    dummy_icon = game.village.seats.get(dummy=True).icon
+    assert dummy_icon is not None and dummy_icon.reserved
+    client = Client()
+    client.force_login(get_user_model().objects.create_user("newbie2", password="pw-Secret-123"))
+    html = client.get(f"/villages/{game.id}/seat/").content.decode()
+    assert f'value="{dummy_icon.pk}"' not in html
+    assert dummy_icon not in Icon.objects.choosable()
+    response = client.post(
+        f"/villages/{game.id}/seat/", {"handle_name": "なりすまし", "icon": str(dummy_icon.pk)}
+    )
+    assert response.status_code == 400
+
+
+# --- the write path ------------------------------------------------------------------------
+
+
+def test_a_broken_constraint_is_logged_and_refused_not_retried_as_busy(waiting, caplog):
+    calls = []
+
+    def command(loaded, rng, now):
+        calls.append(1)
+        raise IntegrityError("UNIQUE constraint failed: villages_seat.seat_no")
+
+    with (
+        caplog.at_level(logging.ERROR, logger="villages.services.core"),
+        pytest.raises(StorageConflict),
+    ):
+        core.run(waiting.id, command)
+    assert len(calls) == 1, "a constraint error is not a race: it must not be retried"
+    assert "broke a database constraint" in caplog.text and "UNIQUE" in caplog.text
