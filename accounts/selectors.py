@@ -3,17 +3,50 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import TypedDict
 
 from django.contrib.auth import get_user_model
 
-from villages.engine import Role, SubRole, Winner
-from villages.engine.roles import team_of
+from villages.engine import Winner
+from villages.engine.outcome import result_of
 from villages.models import Seat, Village
 from villages.services.errors import NotFound
+from villages.services.persist import engine_seat
 
 
-def history(username: str) -> dict[str, Any]:
+class Game(TypedDict):
+    village_id: int
+    village_name: str
+    ended_at: str | None
+    role: str
+    sub_roles: list[str]
+    team: str
+    won: bool
+    survived: bool
+
+
+class Tally(TypedDict):
+    games: int
+    wins: int
+
+
+class Stats(TypedDict):
+    games: int
+    wins: int
+    by_role: dict[str, Tally]
+    by_team: dict[str, Tally]
+    sudden_deaths: int
+
+
+class History(TypedDict):
+    username: str
+    games: list[Game]
+    stats: Stats
+
+
+def history(username: str) -> History:
+    """API.md's history: the finished games (abandoned ones are not games) and their
+    statistics. Each result is the engine's (`outcome.result_of`)."""
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
         raise NotFound("そのユーザーはいません。")
@@ -28,43 +61,43 @@ def history(username: str) -> dict[str, Any]:
         .select_related("village")
         .order_by("-village__ended_at", "-village_id")
     )
-    games = []
-    by_role: dict[str, dict[str, int]] = defaultdict(lambda: {"games": 0, "wins": 0})
-    by_team: dict[str, dict[str, int]] = defaultdict(lambda: {"games": 0, "wins": 0})
-    wins = 0
-    sudden_deaths = 0
-    for seat in seats:
-        village = seat.village
-        team = team_of(Role(seat.role), frozenset(SubRole(s) for s in seat.sub_roles))
-        won = village.winner not in ("", Winner.DRAW) and team.value == village.winner
+    games: list[Game] = []
+    by_role: dict[str, Tally] = defaultdict(lambda: Tally(games=0, wins=0))
+    by_team: dict[str, Tally] = defaultdict(lambda: Tally(games=0, wins=0))
+    wins = sudden = 0
+    for row in seats:
+        village = row.village
+        result = result_of(Winner(village.winner) if village.winner else None, engine_seat(row))
+        if result is None:
+            continue
         games.append(
-            {
-                "village_id": village.pk,
-                "village_name": village.name,
-                "ended_at": village.ended_at.isoformat() if village.ended_at else None,
-                "role": seat.role,
-                "sub_roles": seat.sub_roles,
-                "team": team.value,
-                "won": won,
-                "survived": seat.alive,
-            }
+            Game(
+                village_id=village.pk,
+                village_name=village.name,
+                ended_at=village.ended_at.isoformat() if village.ended_at else None,
+                role=row.role,
+                sub_roles=row.sub_roles,
+                team=result.team.value,
+                won=result.won,
+                survived=result.survived,
+            )
         )
-        wins += won
-        sudden_deaths += seat.death_cause == "sudden"
-        for bucket in (by_role[seat.role], by_team[team.value]):
+        wins += result.won
+        sudden += row.death_cause == "sudden"
+        for bucket in (by_role[row.role], by_team[result.team.value]):
             bucket["games"] += 1
-            bucket["wins"] += won
-    return {
-        "username": user.get_username(),
-        "games": games,
-        "stats": {
-            "games": len(games),
-            "wins": wins,
-            "by_role": dict(by_role),
-            "by_team": dict(by_team),
-            "sudden_deaths": sudden_deaths,
-        },
-    }
+            bucket["wins"] += result.won
+    return History(
+        username=user.get_username(),
+        games=games,
+        stats=Stats(
+            games=len(games),
+            wins=wins,
+            by_role=dict(by_role),
+            by_team=dict(by_team),
+            sudden_deaths=sudden,
+        ),
+    )
 
 
 def sudden_deaths(username: str) -> int:

@@ -15,6 +15,7 @@ from django.utils.translation import check_for_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from jinro_site.apiauth import client_ip
 from villages.engine.errors import RuleError
 from villages.services.errors import http_status
 from villages.views.labels import ROLE, TEAM, error_text, label
@@ -24,7 +25,7 @@ from .forms import PreferencesForm, RegisterForm
 
 
 def _ip(request: HttpRequest) -> str:
-    return request.META.get("REMOTE_ADDR") or "-"
+    return client_ip(request) or "-"
 
 
 def _with_language(response: HttpResponse, language: str) -> HttpResponse:

@@ -215,20 +215,9 @@ def idle_rate(site: Site, seconds: float = 3.0) -> float:
     return (site.cpu_seconds() - start) / (time.monotonic() - t0)
 
 
-# --- Browsers -------------------------------------------------------------------------------
+# --- Browsers (Debian's chromium, launched as the browser tests launch it) ------------------
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-    "--disable-renderer-backgrounding",
-    "--disable-background-timer-throttling",
-]
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402, F401, I001
 
 
 # --- Profiles ----------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ def build() -> tuple[int, list]:
     users = [User.objects.create_user(f"b{i}", password="x") for i in range(1, N + 1)]
     staff = User.objects.create_user("staff", password="x", is_staff=True)
     village = lifecycle.create_village(user=users[0], name="ベンチ村", capacity=N)
-    icons = list(Icon.objects.all())
+    icons = list(Icon.objects.choosable())
     for i, u in enumerate(users):
         lifecycle.sit(
             village_id=village.pk, user=u, handle_name=f"村人{i + 1}", icon_id=icons[i % 20].pk

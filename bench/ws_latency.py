@@ -49,8 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from common import ROOT, Site, start_site
 
 PLAYERS = 22
 CAST = ["wolf"] * 3 + ["seer", "medium", "guard", "common", "common", "madman", "fox"]
@@ -185,52 +184,18 @@ def build_villages(count: int) -> list[Village]:
 # --- The site's processes ----------------------------------------------------------------------
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@dataclass
 class Process:
-    popen: subprocess.Popen
-    port: int = 0
+    """A process of the bench's own (the service poster): its CPU, like the site's."""
 
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+    def __init__(self, popen: subprocess.Popen) -> None:
+        self.popen = popen
 
-    def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.popen.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def stop(self) -> None:
-        self.popen.terminate()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.popen.wait(15)
+    cpu_seconds = Site.cpu_seconds
+    stop = Site.stop
 
 
-def start_daphne(log_dir: Path) -> Process:
-    port = free_port()
-    log = (log_dir / f"daphne-{port}.log").open("wb")
-    args = [sys.executable, "manage.py", "runsite", "--no-ticker", "--no-access-log"]
-    popen = subprocess.Popen(
-        [*args, "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT,
-        env=dict(os.environ) | {"PYTHONUNBUFFERED": "1"},
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    for _ in range(600):
-        with contextlib.suppress(OSError):
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/healthz")
-            conn.getresponse().read()
-            return Process(popen, port)
-        time.sleep(0.1)
-    sys.exit(f"daphne on {port} did not start; see {log_dir}")
+def start_daphne(log_dir: Path) -> Site:
+    return start_site(log_dir)
 
 
 # --- Posting ---------------------------------------------------------------------------------

@@ -54,4 +54,6 @@ def require_user(request: HttpRequest) -> AbstractBaseUser:
 
 
 def client_ip(request: HttpRequest) -> str | None:
+    """The address a request came from (daphne's --proxy-headers put a proxy's client
+    there): what one seat per address and the rate limits count."""
     return request.META.get("REMOTE_ADDR") or None

@@ -109,14 +109,14 @@ def listening_sync(groups: Sequence[str]) -> set[str]:
     layer = get_channel_layer()
     if not groups:
         return set()
-    now = getattr(layer, "listening_now", None)
-    if now is not None:  # in-process: no hop to the loop
-        return now(list(groups))
-    ask = getattr(layer, "listening", None)
-    if ask is None:
+    # Asked of the class: channels-redis's layer answers unknown attributes from a per-loop
+    # layer, which needs a running loop (this is a plain thread).
+    if hasattr(type(layer), "listening_now"):  # in-process: no hop to the loop
+        return layer.listening_now(list(groups))
+    if not hasattr(type(layer), "listening"):
         return set(groups)
     try:
-        return async_to_sync(ask)(list(groups))
+        return async_to_sync(layer.listening)(list(groups))
     except Exception:
         logger.warning("channel layer: could not tell who listens", exc_info=True)
         return set(groups)

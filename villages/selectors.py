@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -21,6 +21,112 @@ from villages.models import Message, Village
 from villages.services.config import rules
 from villages.services.errors import NotFound
 from villages.services.persist import Loaded, load, options_from_api, options_to_api
+
+# ---------------------------------------------------------------------------
+# What the readers return: API.md's shapes (plain dicts, typed)
+
+
+class VillageDict(TypedDict):
+    id: int
+    name: str
+    comment: str
+    status: str
+    capacity: int
+    seated: int
+    day: int
+    phase: str
+    options: dict[str, Any]
+    created_at: str | None
+    winner: str | None
+    abandoned: bool
+    options_in_force: dict[str, Any] | None
+
+
+class MessageDict(TypedDict):
+    id: int
+    day: int
+    phase: str
+    kind: str
+    seat_no: int | None
+    text: str
+    volume: str
+    created_at: str | None
+    code: str
+    params: dict[str, Any]
+
+
+class ClockDict(TypedDict):
+    virtual_seconds_left: int | None
+    phase_deadline: str | None
+    sudden_death_deadline: str | None
+    time_up: bool
+
+
+class SeatDict(TypedDict):
+    seat_no: int
+    handle_name: str
+    username: str | None
+    icon: int | None
+    icon_url: str | None
+    trip: str
+    dummy: bool
+    alive: bool
+    role: str | None
+    sub_roles: list[str] | None
+    has_voted: bool | None
+    death_cause: str | None
+    death_day: int | None
+    death_phase: str | None
+
+
+class ResultDict(TypedDict):
+    day: int
+    ability: str
+    target: int
+    result: str | None
+
+
+class NightChoiceDict(TypedDict):
+    ability: str
+    by: int
+    targets: list[int]
+
+
+class MeDict(TypedDict):
+    seat_no: int
+    alive: bool
+    role: str | None
+    sub_roles: list[str]
+    partners: list[int]
+    results: list[ResultDict]
+    vote: int | None
+    action_done: bool
+    objections_left: int
+    will: str
+    actions: list[str]
+    night_action: NightChoiceDict | None
+
+
+class BallotDict(TypedDict):
+    voter: int
+    target: int
+    weight: int
+
+
+class VoteRoundDict(TypedDict):
+    day: int
+    round: int
+    ballots: list[BallotDict]
+    executed: int | None
+
+
+class StateDict(TypedDict):
+    village: VillageDict
+    clock: ClockDict
+    seats: list[SeatDict]
+    me: MeDict | None
+    votes: list[VoteRoundDict]
+    winner: str | None
 
 
 def _iso(value: Any) -> str | None:
@@ -41,7 +147,7 @@ def get_village(village_id: int) -> Village:
     return village
 
 
-def village_dict(village: Village) -> dict[str, Any]:
+def village_dict(village: Village) -> VillageDict:
     return {
         "id": village.pk,
         "name": village.name,
@@ -89,7 +195,7 @@ def view_for(village_id: int, user_id: int | None) -> View:
     return View(loaded, row.seat_no if row else None)
 
 
-def message_dict(msg: Message, seen: vis.MessageView) -> dict[str, Any]:
+def message_dict(msg: Message, seen: vis.MessageView) -> MessageDict:
     """A line as its viewer may see it (API.md's Message; `code`/`params` name a system
     line's wording, so that a page can show it in its own language)."""
     whole = seen.kind == msg.kind  # not a howl or whisper standing in for hidden talk
@@ -110,7 +216,7 @@ def message_dict(msg: Message, seen: vis.MessageView) -> dict[str, Any]:
 
 def visible_messages(
     state: GameState, viewer: int | None, messages: Iterable[Message]
-) -> list[dict[str, Any]]:
+) -> list[MessageDict]:
     out = []
     for msg in messages:
         seen = vis.see_message(state, viewer, msg)
@@ -119,7 +225,7 @@ def visible_messages(
     return out
 
 
-def messages_for(view: View, after: int = 0) -> list[dict[str, Any]]:
+def messages_for(view: View, after: int = 0) -> list[MessageDict]:
     qs = Message.objects.filter(village=view.village, hidden=False, id__gt=after).order_by("id")
     return visible_messages(view.state, view.viewer, qs)
 
@@ -174,8 +280,8 @@ def _public(loaded: Loaded) -> dict[str, Any]:
     return _memo(loaded, "public", build)
 
 
-def _seats(loaded: Loaded, viewer: int | None) -> list[dict[str, Any]]:
-    def build() -> list[dict[str, Any]]:
+def _seats(loaded: Loaded, viewer: int | None) -> list[SeatDict]:
+    def build() -> list[SeatDict]:
         public = _public(loaded)
         rows, deaths = public["rows"], public["deaths"]
         seats = []
@@ -208,8 +314,8 @@ def _seats(loaded: Loaded, viewer: int | None) -> list[dict[str, Any]]:
     return _memo(loaded, ("seats", viewer), build)
 
 
-def _me(loaded: Loaded, viewer: int | None) -> dict[str, Any] | None:
-    def build() -> dict[str, Any] | None:
+def _me(loaded: Loaded, viewer: int | None) -> MeDict | None:
+    def build() -> MeDict | None:
         me = vis.me_view(loaded.state, viewer)
         if me is None:
             return None
@@ -242,7 +348,7 @@ def _me(loaded: Loaded, viewer: int | None) -> dict[str, Any] | None:
     return _memo(loaded, ("me", viewer), lambda: (build(),))[0]
 
 
-def clock_dict(state: GameState, now: datetime | None = None) -> dict[str, Any]:
+def clock_dict(state: GameState, now: datetime | None = None) -> ClockDict:
     """The clock as everyone sees it; in real time its virtual seconds follow `now`."""
     r = rules()
     sudden = state.clock.sudden_death_at if state.phase in (Phase.DAY, Phase.NIGHT) else None
@@ -254,7 +360,7 @@ def clock_dict(state: GameState, now: datetime | None = None) -> dict[str, Any]:
     }
 
 
-def state_dict(view: View, now: datetime | None = None) -> dict[str, Any]:
+def state_dict(view: View, now: datetime | None = None) -> StateDict:
     """API.md's State for the viewer: what it may see, nothing more."""
     loaded, state = view.loaded, view.state
     public = _public(loaded)
@@ -268,7 +374,7 @@ def state_dict(view: View, now: datetime | None = None) -> dict[str, Any]:
     }
 
 
-def stable_clock(state: GameState) -> dict[str, Any]:
+def stable_clock(state: GameState) -> ClockDict:
     """The clock without what only the passing of time changes (a real-time phase's
     virtual seconds, which every screen counts down by itself)."""
     found = clock_dict(state)
@@ -285,7 +391,7 @@ def carry_over(before: Loaded, after: Loaded) -> None:
             after.memo.setdefault(key, value)
 
 
-def stable_state(view: View) -> dict[str, Any]:
+def stable_state(view: View) -> StateDict:
     """`state_dict` without what only the passing of time changes (the virtual seconds
     of a real-time phase): two of these differ only if the viewer may see a change."""
     return {**state_dict(view), "clock": stable_clock(view.state)}

@@ -186,8 +186,9 @@ CASES: dict[str, Case] = {
         "full",
         lambda t: post(staff(t), t, "cast", {"roles": {"first": "wolf"}}),
     ),
-    "bad_request-no-icon": Case(
-        "bad_request",
+    # A well-formed id that names no icon: the icon is not found (the schema cannot know it).
+    "not_found-no-such-icon": Case(
+        "not_found",
         "waiting",
         lambda t: post(outsider(t), t, "seats", {"handle_name": "新入り", "icon": 999999}),
     ),

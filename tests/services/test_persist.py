@@ -47,7 +47,7 @@ def test_every_command_round_trips_through_the_rows(settings, seed: int) -> None
     settings.JINRO_ONE_SEAT_PER_IP = False
     rng = random.Random(seed)
     users = _users(16)
-    icon = Icon.objects.first()
+    icon = Icon.objects.choosable().first()
     village = lifecycle.create_village(
         user=users[0],
         name="往復村",

@@ -42,8 +42,13 @@ class SeatResult:
 
 def seat_result(state: GameState, seat: Seat) -> SeatResult | None:
     """A player's result is their team's; the dummy boy never wins. None before the end."""
-    if state.winner is None or seat.role is None:
+    return result_of(state.winner, seat)
+
+
+def result_of(winner: Winner | None, seat: Seat) -> SeatResult | None:
+    """`seat_result` for a village that ended with `winner` (a history reads only that)."""
+    if winner is None or seat.role is None:
         return None
     team = team_of(seat.role, seat.sub_roles)
-    won = not seat.dummy and state.winner is not Winner.DRAW and team.value == state.winner.value
+    won = not seat.dummy and winner is not Winner.DRAW and team.value == winner.value
     return SeatResult(seat.no, team, won, seat.alive)

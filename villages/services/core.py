@@ -29,7 +29,7 @@ from villages.models import Seat as SeatRow
 from . import push
 from .config import rules
 from .errors import Busy, NotFound, StorageConflict
-from .persist import SNAPSHOTS, Loaded, game_json, save_records, save_seats, snapshot
+from .persist import SNAPSHOTS, Loaded, game_json, save_records, save_seats, snapshot, snapshot_key
 
 logger = logging.getLogger(__name__)
 
@@ -166,7 +166,7 @@ def _committed(
     before: Loaded, after: Loaded, events: tuple[Event, ...], messages: list[Message]
 ) -> None:
     """The commit is durable: keep its snapshot for the next reader, and push it."""
-    SNAPSHOTS.put(after)
+    SNAPSHOTS.put(snapshot_key(after.village), after)
     push.publish(before, after, events, messages)
 
 

@@ -9,8 +9,6 @@ only what a command added.
 from __future__ import annotations
 
 import copy
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -31,6 +29,7 @@ from villages.engine import (
     Winner,
 )
 from villages.engine.state import Clock, RoundResult, VoteRound
+from villages.lru import LRU
 from villages.models import Ballot as BallotRow
 from villages.models import NightAction as NightActionRow
 from villages.models import Seat as SeatRow
@@ -107,7 +106,8 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def _seat(row: SeatRow) -> Seat:
+def engine_seat(row: SeatRow) -> Seat:
+    """A seat row as the engine sees it."""
     return Seat(
         no=row.seat_no,
         name=row.handle_name,
@@ -159,7 +159,7 @@ def state_from_rows(
     return GameState(
         capacity=village.capacity,
         options=options_from_api(village.options),
-        seats=[_seat(r) for r in seat_rows],
+        seats=[engine_seat(r) for r in seat_rows],
         phase=Phase(village.phase),
         day=village.day,
         vote_round=g.get("vote_round", 1),
@@ -207,43 +207,15 @@ def load(village: Village) -> Loaded:
     )
 
 
-class _Snapshots:
-    """Committed versions of villages, shared by the readers and writers of this process.
-
-    Every write bumps `Village.version` (a compare-and-set in `services.core`), so a
-    village's rows at one version are a snapshot that can no longer change; the key also
-    holds the seed, as ids may come back (a rolled-back test, a restored backup).
-    """
-
-    def __init__(self, size: int = 256) -> None:
-        self.size = size
-        self._data: OrderedDict[tuple[int, int, int], Loaded] = OrderedDict()
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def key(village: Village) -> tuple[int, int, int]:
-        return (village.pk, village.version, village.seed)
-
-    def get(self, village: Village) -> Loaded | None:
-        with self._lock:
-            found = self._data.get(self.key(village))
-            if found is not None:
-                self._data.move_to_end(self.key(village))
-            return found
-
-    def put(self, loaded: Loaded) -> None:
-        with self._lock:
-            self._data[self.key(loaded.village)] = loaded
-            self._data.move_to_end(self.key(loaded.village))
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
+def snapshot_key(village: Village) -> tuple[int, int, int]:
+    # Every write bumps `Village.version` (a compare-and-set in `services.core`), so a
+    # village's rows at one version are a snapshot that can no longer change; the key also
+    # holds the seed, as ids may come back (a rolled-back test, a restored backup).
+    return (village.pk, village.version, village.seed)
 
 
-SNAPSHOTS = _Snapshots()
+# Committed versions of villages, shared by the readers and writers of this process.
+SNAPSHOTS: LRU[tuple[int, int, int], Loaded] = LRU(256)
 
 
 _STATE_FIELDS = ("created_at", "capacity", "options", "phase", "day", "winner", "abandoned", "game")
@@ -257,14 +229,14 @@ def snapshot(village: Village) -> Loaded:
     differs from it (written behind the services' back: a restored backup, a test) is
     not used.
     """
-    found = SNAPSHOTS.get(village)
+    found = SNAPSHOTS.get(snapshot_key(village))
     if found is not None and any(
         getattr(found.village, f) != getattr(village, f) for f in _STATE_FIELDS
     ):
         found = None
     if found is None:
         found = load(village)
-        SNAPSHOTS.put(found)
+        SNAPSHOTS.put(snapshot_key(village), found)
     elif found.village is not village:
         found = Loaded(
             village, found.rows, found.state, kicked_users=found.kicked_users, memo=found.memo
@@ -280,14 +252,14 @@ def snapshot_of(village_id: int) -> Loaded | None:
     if found is None:
         return None
     probe = Village(pk=village_id, version=found[0], seed=found[1])
-    cached = SNAPSHOTS.get(probe)
+    cached = SNAPSHOTS.get(snapshot_key(probe))
     if cached is not None and cached.village.created_at == found[2]:
         return cached
     village = Village.objects.filter(pk=village_id).first()
     if village is None:
         return None
     loaded = load(village)
-    SNAPSHOTS.put(loaded)
+    SNAPSHOTS.put(snapshot_key(village), loaded)
     return loaded
 
 

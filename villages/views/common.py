@@ -85,7 +85,3 @@ def error_page(
     """A rule or service error shown to people, with the status the API would give."""
     context.setdefault("error", error_text(error.message))
     return render(request, template, context, status=http_status(error))
-
-
-def client_ip(request: HttpRequest) -> str | None:
-    return request.META.get("REMOTE_ADDR") or None

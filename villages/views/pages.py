@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, render
 from django.templatetags.static import static
 from django.utils.translation import gettext as _
 
+from jinro_site.apiauth import client_ip
 from villages import selectors
 from villages.engine import RuleError
 from villages.engine.cast import option_minimums
@@ -20,7 +21,7 @@ from villages.services import lifecycle
 from villages.services.config import rules
 
 from . import labels
-from .common import client_ip, error_page, user_id
+from .common import error_page, user_id
 
 
 def option_icons(options: dict[str, Any]) -> list[dict[str, str]]:

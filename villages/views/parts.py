@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
@@ -28,38 +26,13 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from villages.forms import TALK_MODES
+from villages.lru import LRU
 from villages.screenview import PLAYERS, SEAT_PREFIX, Input, LineInput, Parts
 
 from . import labels
 from .standing import Local
 
-
-class _LRU:
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.data: OrderedDict[Any, str] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key: Any) -> str | None:
-        with self.lock:
-            value = self.data.get(key)
-            if value is not None:
-                self.data.move_to_end(key)
-            return value
-
-    def put(self, key: Any, value: str) -> None:
-        with self.lock:
-            self.data[key] = value
-            self.data.move_to_end(key)
-            while len(self.data) > self.size:
-                self.data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self.lock:
-            self.data.clear()
-
-
-RENDERS = _LRU(20_000)
+RENDERS: LRU[Any, str] = LRU(20_000)
 LOGS = ("d-log", "h-log")  # the logs as parts: drawn whole only when a screen redraws them
 
 

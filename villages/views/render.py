@@ -13,8 +13,6 @@ language all change the key, so nothing stale is ever served.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -24,6 +22,7 @@ from django.utils.translation import get_language
 from villages import selectors
 from villages.engine import GameState, MessageKind, Phase
 from villages.engine import visibility as vis
+from villages.lru import LRU
 from villages.models import Message, Village
 from villages.screenview import Speaker, line_input
 from villages.services.errors import NotFound
@@ -104,39 +103,7 @@ def phases(state: GameState) -> list[tuple[int, str]]:
     return [g for g in groups if g != current] + [current]
 
 
-class _Cache:
-    """A small in-process LRU: rendered closed phases are immutable, so no sharing is needed."""
-
-    def __init__(self, size: int = 4000) -> None:
-        self.size = size
-        self.data: OrderedDict[tuple, str] = OrderedDict()
-        self.lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, key: tuple) -> str | None:
-        with self.lock:
-            value = self.data.get(key)
-            if value is not None:
-                self.data.move_to_end(key)
-                self.hits += 1
-            else:
-                self.misses += 1
-            return value
-
-    def put(self, key: tuple, value: str) -> None:
-        with self.lock:
-            self.data[key] = value
-            self.data.move_to_end(key)
-            while len(self.data) > self.size:
-                self.data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self.lock:
-            self.data.clear()
-
-
-CLOSED_PHASES = _Cache()
+CLOSED_PHASES: LRU[tuple, str] = LRU(4000)
 
 
 def log_marks(village: Village) -> str:
@@ -224,7 +191,7 @@ def log_html(
     return "".join(parts), last_id
 
 
-CURRENT = _Cache(200)
+CURRENT: LRU[tuple, list[Message]] = LRU(200)
 
 
 def clear_caches() -> None:

@@ -1,0 +1,247 @@
+"""Before the start: seats, start votes, kick votes, a fixed cast, the deal."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from . import cast as cast_mod
+from .cast import Cast, Options
+from .command import (
+    Run,
+    Step,
+    begin_phase,
+    get_seat,
+)
+from .errors import (
+    AlreadyVoted,
+    BadRequest,
+    Forbidden,
+    InvalidTarget,
+    NameTaken,
+    TextEmpty,
+    TooFewPlayers,
+    VillageFull,
+    WrongPhase,
+)
+from .events import (
+    Kicked,
+    PhaseChanged,
+    Started,
+)
+from .roles import ROLE_NAMES_JA, Role, SubRole
+from .rules import Rules
+from .state import (
+    GameState,
+    Phase,
+    Seat,
+)
+
+
+def new_village(*, capacity: int, options: Options, rules: Rules, now: datetime) -> GameState:
+    """A waiting village; with the dummy boy option, seat 1 is the system's."""
+    if not cast_mod.MIN_PLAYERS <= capacity <= cast_mod.MAX_PLAYERS:
+        raise BadRequest(
+            f"定員は{cast_mod.MIN_PLAYERS}〜{cast_mod.MAX_PLAYERS}人で指定してください。"
+        )
+    time = options.time
+    if time.realtime and min(time.day_seconds, time.night_seconds) < rules.min_phase_seconds:
+        raise BadRequest(f"リアルタイム制の時間は{rules.min_phase_seconds}秒以上にしてください。")
+    state = GameState(capacity=capacity, options=options)
+    state.clock.last_activity_at = now
+    if options.dummy_boy:
+        state.seats.append(
+            Seat(no=1, name="身代わり君", dummy=True, objections_left=0, start_voted=True)
+        )
+        state.last_seat_no = 1
+    return state
+
+
+def sit(state: GameState, *, name: str, rules: Rules, now: datetime) -> tuple[Step, int]:
+    """村人登録: a new seat with a handle name unique in the village."""
+    run = Run(state, rules, now)
+    s = run.state
+    if s.phase is not Phase.WAITING:
+        raise WrongPhase("ゲームが始まった村には入れません。")
+    name = name.strip()
+    if not name:
+        raise TextEmpty("名前を入力してください。")
+    if len(name) > 40:
+        raise BadRequest("名前は40文字までです。")
+    if len(s.seats) >= s.capacity:
+        raise VillageFull()
+    if any(seat.name == name for seat in s.seats):
+        raise NameTaken()
+    no = max([s.last_seat_no, *(seat.no for seat in s.seats)]) + 1
+    s.last_seat_no = no
+    s.seats.append(Seat(no=no, name=name, objections_left=rules.objections_per_player))
+    s.fixed_cast = None
+    s.clock.last_activity_at = now
+    run.post("seated", name=name)
+    return run.done(), no
+
+
+def leave(
+    state: GameState,
+    *,
+    seat_no: int,
+    rules: Rules,
+    now: datetime,
+    rng: random.Random | None = None,
+) -> Step:
+    """A seated player leaves before the start.
+
+    If everyone left has voted to start and their number has a row, the game starts at
+    once (SPEC §2.3) — which needs `rng` for the deal. Without `rng` the start votes are
+    cleared instead, so the next vote starts it; keeping them would leave a village where
+    all have voted and nobody can vote again.
+    """
+    run = Run(state, rules, now)
+    s = run.state
+    if s.phase is not Phase.WAITING:
+        raise WrongPhase("ゲームが始まった後は村を出られません。")
+    seat = get_seat(s, seat_no)
+    if seat.dummy:
+        raise Forbidden()
+    _remove_seat(s, seat_no)
+    s.clock.last_activity_at = now
+    run.post("left", name=seat.name)
+    if all(x.start_voted for x in s.seats) and len(s.seats) in cast_mod.CAST_TABLE:
+        if rng is not None:
+            start(run, rng)
+        else:
+            for x in s.seats:
+                x.start_voted = x.dummy
+    return run.done()
+
+
+def _remove_seat(s: GameState, seat_no: int) -> None:
+    s.seats = [seat for seat in s.seats if seat.no != seat_no]
+    s.kick_votes = {
+        target: voters - {seat_no} for target, voters in s.kick_votes.items() if target != seat_no
+    }
+    s.fixed_cast = None
+
+
+def kick_vote(
+    state: GameState,
+    *,
+    voter: int | None,
+    target: int,
+    rules: Rules,
+    now: datetime,
+    staff: bool = False,
+) -> tuple[Step, bool]:
+    """キック投票. `voter` is None for staff, who kick at once; a self-kick is at once too."""
+    run = Run(state, rules, now)
+    s = run.state
+    if s.phase is not Phase.WAITING:
+        raise WrongPhase("キック投票はゲーム開始前だけです。")
+    if voter is not None and get_seat(s, voter).dummy:
+        raise Forbidden("身代わり君は投票しません。")
+    victim = s.seat(target)
+    if victim is None or victim.dummy:
+        raise InvalidTarget()
+    voters = s.kick_votes.get(target, frozenset())
+    if voter is not None and voter in voters:
+        raise AlreadyVoted("すでにキック投票しています。")
+    if voter is not None:
+        voters = voters | {voter}
+    s.kick_votes[target] = voters
+    s.clock.last_activity_at = now
+    kicked = staff or voter == target or len(voters - {target}) >= rules.kick_votes
+    if kicked:
+        _remove_seat(s, target)
+        for seat in s.seats:
+            seat.start_voted = seat.dummy
+        run.post("kicked", name=victim.name)
+        run.events.append(Kicked(target))
+    return run.done(), kicked
+
+
+def fix_cast(state: GameState, *, cast: Cast, rules: Rules) -> GameState:
+    """Staff fix the cast of a waiting village (tutorials, reproducing disputes)."""
+    if state.phase is not Phase.WAITING:
+        raise WrongPhase()
+    dummy = state.dummy_seat
+    cast_mod.validate_cast(
+        [s.no for s in state.seats],
+        cast,
+        state.options,
+        rules,
+        dummy.no if dummy else None,
+    )
+    new = state.clone()
+    new.fixed_cast = cast
+    return new
+
+
+def vote_start(
+    state: GameState, *, seat_no: int, rules: Rules, rng: random.Random, now: datetime
+) -> tuple[Step, bool]:
+    """ゲーム開始 vote; the game starts when all have voted and the count has a table row."""
+    run = Run(state, rules, now)
+    s = run.state
+    if s.phase is not Phase.WAITING:
+        raise WrongPhase("ゲームはすでに始まっています。")
+    seat = get_seat(s, seat_no)
+    if seat.start_voted:
+        raise AlreadyVoted("すでに開始に投票しています。")
+    seat.start_voted = True
+    s.clock.last_activity_at = now
+    if all(x.start_voted for x in s.seats) and len(s.seats) in cast_mod.CAST_TABLE:
+        start(run, rng)
+        return run.done(), True
+    return run.done(), False
+
+
+def can_start(state: GameState) -> bool:
+    return len(state.seats) in cast_mod.CAST_TABLE
+
+
+def start(run: Run, rng: random.Random) -> None:
+    s = run.state
+    n = len(s.seats)
+    if n not in cast_mod.CAST_TABLE:
+        raise TooFewPlayers()
+    s.active = s.options.active(n, run.rules)
+    dummy = s.dummy_seat
+    dealt = s.fixed_cast or cast_mod.deal(
+        [seat.no for seat in s.seats], s.options, run.rules, rng, dummy.no if dummy else None
+    )
+    for seat in s.seats:
+        seat.role = dealt.roles[seat.no]
+        seat.sub_roles = frozenset(dealt.sub_roles.get(seat.no, frozenset()))
+    s.kick_votes = {}
+    counts = Counter(seat.role for seat in s.seats if seat.role is not None)
+    summary = " ".join(f"{ROLE_NAMES_JA[r]}{counts[r]}" for r in Role if counts.get(r))
+    s.day = 1
+    begin_phase(run, Phase.NIGHT)
+    run.events.append(Started())
+    run.post("game_start", cast=summary)
+    run.post("night", day=s.day)
+    run.events.append(PhaseChanged(s.day, s.phase))
+
+
+def start_now(state: GameState, *, rules: Rules, rng: random.Random, now: datetime) -> Step:
+    """Start a village whose every seat has voted (used by staff and tests)."""
+    run = Run(state, rules, now)
+    if run.state.phase is not Phase.WAITING:
+        raise WrongPhase()
+    start(run, rng)
+    return run.done()
+
+
+def cast_from_codes(roles: Mapping[int, str], sub_roles: Mapping[int, Sequence[str]]) -> Cast:
+    """A staff-fixed cast from the API's role codes, or BadRequest."""
+    try:
+        return Cast(
+            roles={int(no): Role(code) for no, code in roles.items()},
+            sub_roles={
+                int(no): frozenset(SubRole(c) for c in codes) for no, codes in sub_roles.items()
+            },
+        )
+    except ValueError as exc:
+        raise BadRequest("役職コードが正しくありません。") from exc

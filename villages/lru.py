@@ -1,0 +1,42 @@
+"""A small thread-safe LRU for what this process keeps of immutable things (snapshots of
+villages, rendered parts and phases): each is keyed by everything it depends on, so an
+entry is never stale, only old."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Generic, TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class LRU(Generic[K, V]):
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.data: OrderedDict[K, V] = OrderedDict()
+        self.lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: K) -> V | None:
+        with self.lock:
+            value = self.data.get(key)
+            if value is None:
+                self.misses += 1
+                return None
+            self.data.move_to_end(key)
+            self.hits += 1
+            return value
+
+    def put(self, key: K, value: V) -> None:
+        with self.lock:
+            self.data[key] = value
+            self.data.move_to_end(key)
+            while len(self.data) > self.size:
+                self.data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.data.clear()
