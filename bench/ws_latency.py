@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from common import ROOT, Site, start_site
+from common import ROOT, RULES_ENV, Site, start_site
 
 PLAYERS = 22
 CAST = ["wolf"] * 3 + ["seer", "medium", "guard", "common", "common", "madman", "fox"]
@@ -58,23 +58,11 @@ WOLF_SEATS = (1, 2, 3)
 POST_EVERY = 5.0
 NAME = "bench-ws"
 
-# Nothing but the posts may add lines (no silence penalty, no time-up), and one client
-# address may sit everyone.
-RULES_ENV = {
-    "JINRO_RATE_LIMIT_ENABLED": "0",
-    "JINRO_ONE_SEAT_PER_IP": "0",
-    "JINRO_MAX_ACTIVE_VILLAGES": "100000",
-    "JINRO_NIGHT_VIRTUAL_SECONDS": str(10**8),
-    "JINRO_DAY_VIRTUAL_SECONDS": str(10**8),
-    "JINRO_SILENCE_REAL_SECONDS": str(10**7),
-}
-
-
 def setup_django() -> None:
     for name in ("DATABASE_URL", "REDIS_URL"):
         if not os.environ.get(name):
             sys.exit(f"{name} must be set (see the docstring)")
-    os.environ.update(RULES_ENV)
+    os.environ.update({k: v for k, v in RULES_ENV.items() if k not in ("DEBUG",)})
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "jinro_site.settings")
     import django
 
