@@ -67,6 +67,19 @@ class Socket:
         return json.dumps(self.frames, ensure_ascii=False)
 
 
+async def _connect(path: str, cookie: str | None) -> Socket:
+    """A socket on `path` from the site's origin, with `cookie` if given."""
+    from jinro_site.asgi import application
+
+    headers = [ORIGIN]
+    if cookie:
+        headers.append((b"cookie", cookie.encode()))
+    communicator = WebsocketCommunicator(application, path, headers=headers)
+    connected, _ = await communicator.connect(timeout=TIMEOUT)
+    assert connected, f"{path} refused the connection"
+    return Socket(communicator)
+
+
 async def open_socket(
     village_id: int,
     *,
@@ -80,21 +93,13 @@ async def open_socket(
     `release` sends a ping at once, as a client that has nothing to resume would, so the
     server does not hold pushes for HOLD_SECONDS.
     """
-    from jinro_site.asgi import application
-
     query = []
     if token:
         query.append(f"token={token}")
     if after is not None:
         query.append(f"after={after}")
     path = f"/ws/villages/{village_id}/" + ("?" + "&".join(query) if query else "")
-    headers = [ORIGIN]
-    if cookie:
-        headers.append((b"cookie", cookie.encode()))
-    communicator = WebsocketCommunicator(application, path, headers=headers)
-    connected, _ = await communicator.connect(timeout=TIMEOUT)
-    assert connected, f"{path} refused the connection"
-    socket = Socket(communicator)
+    socket = await _connect(path, cookie)
     first = await socket.receive()
     assert first["type"] == "state", first
     if release:
@@ -155,16 +160,8 @@ async def open_screen(
     lang: str = "ja",
 ) -> Screen:
     """A screen socket that said it shows nothing yet: its first frame draws everything."""
-    from jinro_site.asgi import application
-
     path = f"/ws/villages/{village_id}/?screen=1" + (f"&token={token}" if token else "")
-    headers = [ORIGIN]
-    if cookie:
-        headers.append((b"cookie", cookie.encode()))
-    communicator = WebsocketCommunicator(application, path, headers=headers)
-    connected, _ = await communicator.connect(timeout=TIMEOUT)
-    assert connected, f"{path} refused the connection"
-    screen = Screen(Socket(communicator))
+    screen = Screen(await _connect(path, cookie))
     await screen.socket.send({"type": "hello", "after": 0, "parts": {}, "lang": lang})
     await screen.next()
     return screen

@@ -12,6 +12,7 @@ from .errors import (
     InvalidTarget,
     NotSeated,
     NotYourAbility,
+    WrongPhase,
 )
 from .events import (
     Died,
@@ -47,6 +48,15 @@ class Run:
         self.rules = rules
         self.now = now
         self.events: list[Event] = []
+
+    @classmethod
+    def during(
+        cls, phase: Phase, refusal: str | None, state: GameState, rules: Rules, now: datetime
+    ) -> Run:
+        """A run of a command that only `phase` allows; any other phase is refused."""
+        if state.phase is not phase:
+            raise WrongPhase(refusal)
+        return cls(state, rules, now)
 
     def done(self) -> Step:
         return Step(self.state, tuple(self.events))

@@ -21,7 +21,6 @@ from .command import (
 from .errors import (
     AlreadyVoted,
     InvalidTarget,
-    WrongPhase,
 )
 from .events import (
     PhaseChanged,
@@ -53,10 +52,8 @@ def vote(
     now: datetime,
 ) -> tuple[Step, bool]:
     """処刑投票: one ballot per round, never changed. Returns whether the tally ran."""
-    run = Run(state, rules, now)
+    run = Run.during(Phase.DAY, "処刑の投票は昼だけです。", state, rules, now)
     s = run.state
-    if s.phase is not Phase.DAY:
-        raise WrongPhase("処刑の投票は昼だけです。")
     seat = acting_seat(s, voter)
     victim = live_target(s, target)
     if victim.no == seat.no:

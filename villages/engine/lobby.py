@@ -61,10 +61,8 @@ def new_village(*, capacity: int, options: Options, rules: Rules, now: datetime)
 
 def sit(state: GameState, *, name: str, rules: Rules, now: datetime) -> tuple[Step, int]:
     """村人登録: a new seat with a handle name unique in the village."""
-    run = Run(state, rules, now)
+    run = Run.during(Phase.WAITING, "ゲームが始まった村には入れません。", state, rules, now)
     s = run.state
-    if s.phase is not Phase.WAITING:
-        raise WrongPhase("ゲームが始まった村には入れません。")
     name = name.strip()
     if not name:
         raise TextEmpty("名前を入力してください。")
@@ -98,10 +96,8 @@ def leave(
     cleared instead, so the next vote starts it; keeping them would leave a village where
     all have voted and nobody can vote again.
     """
-    run = Run(state, rules, now)
+    run = Run.during(Phase.WAITING, "ゲームが始まった後は村を出られません。", state, rules, now)
     s = run.state
-    if s.phase is not Phase.WAITING:
-        raise WrongPhase("ゲームが始まった後は村を出られません。")
     seat = get_seat(s, seat_no)
     if seat.dummy:
         raise Forbidden()
@@ -135,10 +131,8 @@ def kick_vote(
     staff: bool = False,
 ) -> tuple[Step, bool]:
     """キック投票. `voter` is None for staff, who kick at once; a self-kick is at once too."""
-    run = Run(state, rules, now)
+    run = Run.during(Phase.WAITING, "キック投票はゲーム開始前だけです。", state, rules, now)
     s = run.state
-    if s.phase is not Phase.WAITING:
-        raise WrongPhase("キック投票はゲーム開始前だけです。")
     if voter is not None and get_seat(s, voter).dummy:
         raise Forbidden("身代わり君は投票しません。")
     victim = s.seat(target)
@@ -182,10 +176,8 @@ def vote_start(
     state: GameState, *, seat_no: int, rules: Rules, rng: random.Random, now: datetime
 ) -> tuple[Step, bool]:
     """ゲーム開始 vote; the game starts when all have voted and the count has a table row."""
-    run = Run(state, rules, now)
+    run = Run.during(Phase.WAITING, "ゲームはすでに始まっています。", state, rules, now)
     s = run.state
-    if s.phase is not Phase.WAITING:
-        raise WrongPhase("ゲームはすでに始まっています。")
     seat = get_seat(s, seat_no)
     if seat.start_voted:
         raise AlreadyVoted("すでに開始に投票しています。")
@@ -227,9 +219,7 @@ def start(run: Run, rng: random.Random) -> None:
 
 def start_now(state: GameState, *, rules: Rules, rng: random.Random, now: datetime) -> Step:
     """Start a village whose every seat has voted (used by staff and tests)."""
-    run = Run(state, rules, now)
-    if run.state.phase is not Phase.WAITING:
-        raise WrongPhase()
+    run = Run.during(Phase.WAITING, None, state, rules, now)
     start(run, rng)
     return run.done()
 

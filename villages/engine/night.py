@@ -51,10 +51,8 @@ def night_action(
     now: datetime,
 ) -> tuple[Step, bool]:
     """Attack, divine, guard or cupid. Returns whether the dawn came."""
-    run = Run(state, rules, now)
+    run = Run.during(Phase.NIGHT, "夜の行動は夜だけです。", state, rules, now)
     s = run.state
-    if s.phase is not Phase.NIGHT:
-        raise WrongPhase("夜の行動は夜だけです。")
     seat = acting_seat(s, seat_no)
     _check_action(s, seat, ability, list(targets), rules)
     s.actions.append(NightAction(s.day, seat_no, ability, tuple(targets)))
