@@ -30,12 +30,10 @@ class ProfileInline(admin.StackedInline):
 
 
 def _tell_screens(user_ids: list[int]) -> None:
-    from django.db import transaction
-
-    from villages.services.push import publish_user
+    from villages.services.push import after_commit, publish_user
 
     for user_id in set(user_ids):
-        transaction.on_commit(lambda user_id=user_id: publish_user(user_id))
+        after_commit(publish_user, user_id)
 
 
 class BanInline(admin.TabularInline):

@@ -16,7 +16,6 @@ same CONFIG as channels-redis's (`hosts`, `prefix`, ...).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
 import logging
 import time
@@ -156,6 +155,8 @@ class InMemoryChannelLayer(_InMemory):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._swept = 0.0
+        # Channels whose queue was full when a group message came: it missed that one.
+        self._missed: set[str] = set()
 
     def _sweep(self) -> None:
         now = time.monotonic()
@@ -186,8 +187,14 @@ class InMemoryChannelLayer(_InMemory):
             _expires, message = await queue.get()
         except asyncio.CancelledError:
             if queue.empty():  # the consumer is gone
+                self._missed.discard(channel)
                 self.channels.pop(channel, None)
             raise
+        if channel in self._missed:
+            # It lost a push while full: once it has read what it holds, it is told to
+            # catch up from the database, as after a lost Redis.
+            self._missed.discard(channel)
+            queue.put_nowait((time.time() + self.expiry, dict(RECONNECTED)))
         return message
 
     async def group_send(self, group: str, message: dict[str, Any]) -> None:
@@ -195,8 +202,10 @@ class InMemoryChannelLayer(_InMemory):
         self.require_valid_group_name(group)
         self._sweep()
         for channel in list(self.groups.get(group, ())):
-            with contextlib.suppress(ChannelFull):  # as channels does: a full one misses it
+            try:
                 await self.send(channel, message)
+            except ChannelFull:  # as channels does, a full one misses it; but it will know
+                self._missed.add(channel)
 
     def listening_now(self, groups: list[str]) -> set[str]:
         return {group for group in groups if self.groups.get(group)}

@@ -29,7 +29,7 @@ from django.urls import set_script_prefix
 
 # Threads that serve requests; each keeps its own database connection.
 POOL = ThreadPoolExecutor(
-    max_workers=int(os.environ.get("JINRO_REQUEST_THREADS", "8")),
+    max_workers=int(os.environ.get("REQUEST_THREADS", "8")),
     thread_name_prefix="jinro-request",
 )
 

@@ -255,6 +255,19 @@ async def test_websocket_round_trip_through_in_memory_layer(settings, channel_la
     await assert_group_event_reaches_socket(layer)
 
 
+async def test_a_channel_that_missed_a_group_message_is_told_to_catch_up():
+    from jinro_site.channel_layers import RECONNECTED, InMemoryChannelLayer
+
+    layer = InMemoryChannelLayer(capacity=2)
+    await layer.group_add("g", "specific.one")
+    for n in range(3):  # the third finds the queue full
+        await layer.group_send("g", {"type": "push", "n": n})
+    got = [await layer.receive("specific.one") for _ in range(3)]
+    assert got == [{"type": "push", "n": 0}, {"type": "push", "n": 1}, RECONNECTED]
+    await layer.group_send("g", {"type": "push", "n": 3})
+    assert await layer.receive("specific.one") == {"type": "push", "n": 3}  # told once
+
+
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
 async def test_websocket_round_trip_through_redis_layer(channel_layer):

@@ -51,6 +51,7 @@ import contextlib
 import functools
 import json
 import logging
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
@@ -161,10 +162,9 @@ def read_screen(
     """The user's screen as it should be now: every part, and the lines after `after`."""
     from villages.models import Message
     from villages.screenview import line_input, parts_of, speakers
-    from villages.selectors import View, visible_messages
+    from villages.selectors import View, log_marks, visible_messages
     from villages.services.persist import snapshot_of
     from villages.views import parts as render
-    from villages.views.render import log_marks
     from villages.views.screen import log_parts
     from villages.views.standing import local_for
 
@@ -186,7 +186,7 @@ def read_screen(
             parts={k: (html, render.digest(html)) for k, html in drawn.items()},
             send=set(render.to_send(drawn)) | set(render.LOGS),
             lines=[],
-            marks=log_marks(loaded.village),
+            marks=log_marks(loaded, viewer),
             local=local,
         )
         if last > after:
@@ -285,7 +285,7 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         async with self._lock:
             if self.screen:
                 # The page says what it shows in its first frame; until then, hold.
-                self._hold_task = asyncio.ensure_future(self._release_later())
+                self._hold_task = asyncio.ensure_future(self._or_close(self._release_later()))
                 return
             snap = await self._sync_viewer(after=NOTHING if after is None else after)
             if snap is None:
@@ -293,7 +293,7 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
             await self._emit_state(snap)
             if after is None:
                 self.cursor = self.anchor = snap.last
-                self._hold_task = asyncio.ensure_future(self._release_later())
+                self._hold_task = asyncio.ensure_future(self._or_close(self._release_later()))
             else:
                 self.anchor = after
                 self.cursor = max(after, snap.last)
@@ -325,7 +325,7 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
             while True:
                 await self.dispatch(await self.channel_layer.receive(self.channel_name))
 
-        layer = asyncio.ensure_future(from_layer())
+        layer = asyncio.ensure_future(self._or_close(from_layer()))
         try:
             while True:
                 await self.dispatch(await receive())
@@ -335,6 +335,20 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
             layer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await layer
+
+    async def _or_close(self, work: Coroutine[Any, Any, None]) -> None:
+        """Work the socket does beside its client's frames (pushes, a held release). If it
+        fails, the log says why and the socket is closed (1011), so that its client
+        connects again and catches up: a socket whose pushes stopped must not look alive."""
+        try:
+            await work
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            village = getattr(self, "village_id", "?")
+            logger.exception("village %s: a socket's pushes failed", village)
+            with contextlib.suppress(Exception):
+                await self.close(code=1011)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         # The base class closes stale database connections before every handler (a thread
@@ -407,7 +421,8 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         await self._handle(envelope)
 
     async def layer_reconnected(self, message: dict[str, Any]) -> None:
-        """The channel layer lost Redis for a while: pushes may be lost; catch up."""
+        """The channel layer lost pushes to this socket (Redis was away, or the socket's
+        queue was full): catch up from the database."""
         await self._handle(message)
 
     async def _handle(self, message: dict[str, Any]) -> None:

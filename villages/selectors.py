@@ -6,6 +6,7 @@ decision itself is `villages.engine.visibility`.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,6 +18,7 @@ from django.utils import timezone
 from villages.engine import GameState, Phase
 from villages.engine import game as engine
 from villages.engine import visibility as vis
+from villages.lru import LRU
 from villages.models import Message, Village
 from villages.services.config import rules
 from villages.services.errors import NotFound
@@ -223,6 +225,36 @@ def visible_messages(
         if seen is not None:
             out.append(message_dict(msg, seen))
     return out
+
+
+# The village's hidden lines at one `hidden_mark`: (id, kind, seat).
+_HIDDEN: LRU[tuple[int, int, int], list[tuple[int, str, int | None]]] = LRU(1000)
+
+
+def log_marks(loaded: Loaded, viewer: int | None) -> str:
+    """A fingerprint of the hidden lines the viewer could see: a drawn log is out of date
+    when it differs. It changes only when the staff hide or show a line the viewer may
+    see, so it tells nobody of the moderation of lines kept from them."""
+    village = loaded.village
+    if not village.hidden_mark:
+        return "0"  # nothing was ever hidden here
+    key = (village.pk, village.seed, village.hidden_mark)
+    rows = _HIDDEN.get(key)
+    if rows is None:
+        rows = list(
+            Message.objects.filter(village_id=village.pk, hidden=True)
+            .order_by("id")
+            .values_list("id", "kind", "seat_no")
+        )
+        _HIDDEN.put(key, rows)
+    seen = [
+        str(pk)
+        for pk, kind, seat_no in rows
+        if vis.see_message(loaded.state, viewer, vis.BareLine(kind, seat_no))
+    ]
+    if not seen:
+        return "0"
+    return hashlib.blake2s(",".join(seen).encode(), digest_size=8).hexdigest()
 
 
 def messages_for(view: View, after: int = 0) -> list[MessageDict]:

@@ -342,3 +342,18 @@ def test_a_screen_that_lost_its_socket_says_so_and_catches_up_without_reloading(
     table.player(2).ok("POST", table.path("messages"), {"text": "ただいま"}, status=201)
     expect(lower(page).locator("#d-log")).to_contain_text("ただいま")
     shot(page, "27-socket-back")
+
+
+def test_a_new_phase_keeps_the_kind_of_talk_being_typed(site, contexts, shot):
+    api = Api(HttpTransport(site))
+    table = waiting_table(api, 8)
+    page = browser_of(contexts, site, table.player(8).username)
+    open_screen(page, site, table.id)
+    mode = upper(page).locator("#talk-mode")
+    mode.select_option("will")
+    upper(page).locator("#talk-text").fill("書きかけの遺言")
+    before = upper(page).locator("#u-talk").get_attribute("data-placeholder")
+    table.start()  # the night comes: the talk row is drawn again
+    expect(upper(page).locator("#u-talk")).not_to_have_attribute("data-placeholder", before or "")
+    expect(mode).to_have_value("will")
+    expect(upper(page).locator("#talk-text")).to_have_value("書きかけの遺言")

@@ -67,7 +67,7 @@ class Socket:
         return json.dumps(self.frames, ensure_ascii=False)
 
 
-async def _connect(path: str, cookie: str | None) -> Socket:
+async def connect(path: str, cookie: str | None) -> Socket:
     """A socket on `path` from the site's origin, with `cookie` if given."""
     from jinro_site.asgi import application
 
@@ -99,7 +99,7 @@ async def open_socket(
     if after is not None:
         query.append(f"after={after}")
     path = f"/ws/villages/{village_id}/" + ("?" + "&".join(query) if query else "")
-    socket = await _connect(path, cookie)
+    socket = await connect(path, cookie)
     first = await socket.receive()
     assert first["type"] == "state", first
     if release:
@@ -161,7 +161,7 @@ async def open_screen(
 ) -> Screen:
     """A screen socket that said it shows nothing yet: its first frame draws everything."""
     path = f"/ws/villages/{village_id}/?screen=1" + (f"&token={token}" if token else "")
-    screen = Screen(await _connect(path, cookie))
+    screen = Screen(await connect(path, cookie))
     await screen.socket.send({"type": "hello", "after": 0, "parts": {}, "lang": lang})
     await screen.next()
     return screen

@@ -20,7 +20,7 @@ from .game import (
     token_of,
     waiting_village,
 )
-from .sockets import Screen, open_screen, open_socket
+from .sockets import Screen, connect, open_screen, open_socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(60)]
 
@@ -189,19 +189,54 @@ def consumers_digest(html: str) -> str:
     return digest(html)
 
 
-async def open_screen_raw(village_id: int, token: str) -> Screen:
-    from channels.testing import WebsocketCommunicator
+async def open_screen_raw(village_id: int, token: str | None) -> Screen:
+    """A screen socket that has not said what it shows yet."""
+    path = f"/ws/villages/{village_id}/?screen=1" + (f"&token={token}" if token else "")
+    return Screen(await connect(path, None))
 
-    from jinro_site.asgi import application
 
-    from .sockets import ORIGIN, TIMEOUT, Socket
+async def test_a_renamed_village_reaches_open_screens_and_stays_renamed():
+    game = await day_two()
+    screen = await open_screen(game.village_id, token=await db(game.token)(5))
+    await db(moderation.edit_village)(village_id=game.village_id, name="改名後の村", comment="")
+    frame = await screen.next()
+    assert "改名後の村" in screen.parts["d-head"], frame
+    await db(game.talk)(6, "おはよう")  # a command that moves only the clock
+    await screen.read()
+    fresh = await open_screen(game.village_id, token=await db(game.token)(6))
+    assert "改名後の村" in fresh.parts["d-head"]
+    for socket in (screen, fresh):
+        await socket.close()
 
-    communicator = WebsocketCommunicator(
-        application, f"/ws/villages/{village_id}/?screen=1&token={token}", headers=[ORIGIN]
+
+async def test_hiding_a_line_a_viewer_could_not_see_tells_that_viewer_nothing():
+    game = await day_two()
+    secret = await db(game.talk)(4, "霊界のないしょ", "heaven")  # seat 4 is dead
+    spectator = await open_screen(game.village_id)
+    shown = {k: consumers_digest(v) for k, v in spectator.parts.items()}
+    last = max(spectator.lines)
+    marks = await db(_marks)(game.village_id)
+    await spectator.close()
+
+    await db(moderation.set_hidden)([secret.pk], hidden=True)
+    after = await db(_marks)(game.village_id)
+    assert after[None] == marks[None] and after[5] == marks[5]  # the living, a spectator
+    assert after[4] != marks[4]  # the dead saw it go
+    again = await open_screen_raw(game.village_id, None)
+    await again.socket.send(
+        {"type": "hello", "after": last, "parts": shown, "marks": marks[None], "lang": "ja"}
     )
-    connected, _ = await communicator.connect(timeout=TIMEOUT)
-    assert connected
-    return Screen(Socket(communicator))
+    assert await again.read(1.0) == []  # no log drawn again: nothing it may see changed
+    await again.close()
+
+
+def _marks(village_id: int) -> dict[int | None, str]:
+    from villages.selectors import log_marks
+    from villages.services.persist import snapshot_of
+
+    loaded = snapshot_of(village_id)
+    assert loaded is not None
+    return {viewer: log_marks(loaded, viewer) for viewer in (None, 4, 5)}
 
 
 async def test_a_spectators_screen_never_carries_a_role_or_a_hidden_line_before_the_end():
@@ -217,3 +252,32 @@ async def test_a_spectators_screen_never_carries_a_role_or_a_hidden_line_before_
     assert screen.parts["d-me"].count("my-role") == 0
     assert any("朝" in html for html in screen.lines.values())  # the dawn came
     await screen.close()
+
+
+async def test_a_socket_whose_pushes_fail_closes_so_that_its_client_comes_back(monkeypatch):
+    game = await day_two()
+    screen = await open_screen(game.village_id, token=await db(game.token)(5))
+
+    async def broken(self, envelope):
+        raise RuntimeError("a template broke")
+
+    monkeypatch.setattr(consumers.VillageConsumer, "_place_screen", broken)
+    await db(game.talk)(6, "おはよう")
+    closed = await screen.socket.communicator.receive_output(timeout=5)
+    assert closed == {"type": "websocket.close", "code": 1011}
+
+
+async def test_a_push_that_fails_leaves_the_saved_line_saved(monkeypatch, caplog):
+    from villages.models import Message
+    from villages.services import push
+
+    game = await day_two()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the push broke")
+
+    monkeypatch.setattr(push, "publish", broken)
+    line = await db(game.talk)(6, "残る発言")  # no error reaches the player
+    assert line is not None
+    assert await db(Message.objects.filter(pk=line.pk, text="残る発言").exists)()
+    assert "the push broke" in caplog.text

@@ -10,7 +10,7 @@ who holds no seat in it).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from .events import MessageKind
 from .roles import Role, SubRole
@@ -31,6 +31,14 @@ class MessageLike(Protocol):
 
     @property
     def text(self) -> str: ...
+
+
+class BareLine(NamedTuple):
+    """A line known only by its kind and speaker: enough to ask who may see it."""
+
+    kind: str
+    seat_no: int | None
+    text: str = ""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ import logging
 import random
 from collections.abc import Callable
 from datetime import datetime
-from functools import partial
 from typing import Any, TypeVar
 
 from django.db import IntegrityError, transaction
@@ -158,14 +157,15 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
         loaded.rows[no].user_id for no in kicked if loaded.rows[no].user_id
     }
     committed = Loaded(village, rows, new, kicked_users=kicked_users)
-    transaction.on_commit(partial(_committed, loaded, committed, step.events, messages))
+    push.after_commit(_committed, loaded, committed, step.events, messages)
     return messages
 
 
 def _committed(
     before: Loaded, after: Loaded, events: tuple[Event, ...], messages: list[Message]
 ) -> None:
-    """The commit is durable: keep its snapshot for the next reader, and push it."""
+    """The commit is durable: keep its snapshot for the next reader, and push it (a push
+    that fails is logged; see push.after_commit)."""
     SNAPSHOTS.put(snapshot_key(after.village), after)
     push.publish(before, after, events, messages)
 
@@ -174,21 +174,25 @@ def edit_village(village_id: int, change: Callable[[Village], dict[str, Any]]) -
     """Change what the staff may change of a village (its name, its comment, `hidden_mark`)
     under its lock, as a new version, so that every snapshot and every open screen
     follows. `change` gives the new values from the village as it is."""
-    with transaction.atomic():
-        village = Village.objects.select_for_update().filter(pk=village_id).first()
-        if village is None:
-            raise NotFound("村が見つかりません。")
-        before = snapshot(village)
-        fields = change(village)
-        updated = copy.copy(village)
-        for name, value in fields.items():
-            setattr(updated, name, value)
-        updated.version += 1
-        Village.objects.filter(pk=village_id, version=village.version).update(
-            version=F("version") + 1, **fields
-        )
-        after = Loaded(updated, before.rows, before.state, kicked_users=before.kicked_users)
-        transaction.on_commit(partial(_committed, before, after, (), []))
+    for _ in range(RETRIES):
+        with transaction.atomic():
+            village = Village.objects.select_for_update().filter(pk=village_id).first()
+            if village is None:
+                raise NotFound("村が見つかりません。")
+            before = snapshot(village)
+            fields = change(village)
+            updated = copy.copy(village)
+            for name, value in fields.items():
+                setattr(updated, name, value)
+            updated.version += 1
+            if not Village.objects.filter(pk=village_id, version=village.version).update(
+                version=F("version") + 1, **fields
+            ):
+                continue  # a command saved first (SQLite takes no row lock): on its version
+            after = Loaded(updated, before.rows, before.state, kicked_users=before.kicked_users)
+            push.after_commit(_committed, before, after, (), [])
+            return
+    raise Busy()
 
 
 def user_seat(loaded: Loaded, user: Any) -> SeatRow:

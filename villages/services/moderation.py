@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from functools import partial
 
 from django.db import transaction
 
@@ -31,7 +30,7 @@ def set_hidden(message_ids: Iterable[int], *, hidden: bool) -> int:
         for village_id, lines in by_village.items():
             # A new version that every drawn log depends on; then the screens are told.
             core.edit_village(village_id, _next_mark)
-            transaction.on_commit(partial(push.publish_moderated, village_id, lines, hidden=hidden))
+            push.after_commit(push.publish_moderated, village_id, lines, hidden)
     return len(rows)
 
 

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from django.db import transaction
 
 from jinro_site.runtime import group_send_many_sync, listening_sync
 from villages.engine import GameState, Phase
@@ -96,6 +98,12 @@ def _only_the_clock(old: GameState, new: GameState) -> bool:
 _NOT_CLOCK = tuple(f for f in GameState.__dataclass_fields__ if f != "clock")
 
 
+def _same_face(old: Village, new: Village) -> bool:
+    """The staff left the village's words and hidden lines as they were (core.edit_village
+    changes them without touching the game)."""
+    return (old.name, old.comment, old.hidden_mark) == (new.name, new.comment, new.hidden_mark)
+
+
 class _Commit:
     """One commit as each of its viewers sees it (built lazily, shared between viewers)."""
 
@@ -110,7 +118,9 @@ class _Commit:
         self.last = max((m.pk for m in messages), default=None)
         self.cues = [c for c in map(_cue, events) if c is not None]
         self.widened = _widened(after.state, events)
-        self.clock_only = _only_the_clock(before.state, after.state)
+        self.clock_only = _only_the_clock(before.state, after.state) and _same_face(
+            before.village, after.village
+        )
         if self.clock_only:
             selectors.carry_over(before, after)
             screenview.carry_over(before, after)
@@ -143,7 +153,7 @@ class _Commit:
         tail, state = self._tail, self.after.state
         while True:
             for pk, kind, seat_no, hidden in tail:
-                if not hidden and vis.see_message(state, viewer, _Line(kind, seat_no)):
+                if not hidden and vis.see_message(state, viewer, vis.BareLine(kind, seat_no)):
                     return pk
             if len(tail) < TAIL:
                 return 0
@@ -292,15 +302,6 @@ def _lines_before(village_id: int, before: int) -> list[Row]:
     )
 
 
-class _Line:
-    """What the visibility function needs of a line read as a bare row."""
-
-    __slots__ = ("kind", "seat_no", "text")
-
-    def __init__(self, kind: str, seat_no: int | None) -> None:
-        self.kind, self.seat_no, self.text = kind, seat_no, ""
-
-
 def _groups(village_id: int, viewers: Sequence[int | None]) -> list[str]:
     return [g for v in viewers for g in (viewer_group(village_id, v), screen_group(village_id, v))]
 
@@ -339,7 +340,7 @@ def publish(
     _send(village_id, sends)
 
 
-def publish_moderated(village_id: int, messages: Sequence[Message], *, hidden: bool) -> None:
+def publish_moderated(village_id: int, messages: Sequence[Message], hidden: bool) -> None:
     """Lines hidden (or shown again) by the staff: off (or back on) every open screen."""
     from villages import screenview, selectors
 
@@ -374,7 +375,7 @@ def publish_moderated(village_id: int, messages: Sequence[Message], *, hidden: b
                 delta: dict[str, Any] = {"hide": [m["id"] for m in seen]}
             else:
                 delta = {"restore": [screenview.line_input(m, who, ended=ended) for m in seen]}
-            delta["marks"] = str(loaded.village.hidden_mark)
+            delta["marks"] = selectors.log_marks(loaded, viewer)
             sends.append(
                 (
                     screen_group(village_id, viewer),
@@ -387,6 +388,19 @@ def publish_moderated(village_id: int, messages: Sequence[Message], *, hidden: b
 def publish_user(user_id: int) -> None:
     """A user's standing changed (banned, unbanned): its open sockets read it again."""
     _send(None, [(user_group(user_id), user_changed(user_id))])
+
+
+def after_commit(work: Callable[..., None], *args: Any) -> None:
+    """Run `work(*args)` (a push) once the transaction commits. If it fails, the log says
+    so and nothing else: the commit stands, its answer is sent, the caller goes on."""
+
+    def run() -> None:
+        try:
+            work(*args)
+        except Exception:
+            logger.exception("after a commit, %s failed", getattr(work, "__name__", work))
+
+    transaction.on_commit(run)
 
 
 def _send(village_id: int | None, sends: list[tuple[str, dict[str, Any]]]) -> None:

@@ -106,11 +106,6 @@ def phases(state: GameState) -> list[tuple[int, str]]:
 CLOSED_PHASES: LRU[tuple, str] = LRU(4000)
 
 
-def log_marks(village: Village) -> str:
-    """A fingerprint of which lines of the village are hidden (it changes with each)."""
-    return str(village.hidden_mark)
-
-
 def view_for(village_id: int, user_id: int | None) -> selectors.View:
     """The village as committed now (a shared snapshot), seen by the user's seat."""
     loaded = snapshot_of(village_id)

@@ -96,7 +96,7 @@ def _config(
         "layout": layout(selectors.state_dict(view)),
         "sounds": {name: f"/static/villages/sounds/{name}.wav" for name in SOUNDS},
         "parts": drawn.digests if drawn is not None else {},
-        "marks": log.log_marks(view.village),
+        "marks": selectors.log_marks(view.loaded, view.viewer),
         "down": reverse("villages:lower", args=[view.village.pk]),
         "texts": {"offline": _("接続が切れました。つなぎ直しています…")},
     }

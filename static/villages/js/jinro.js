@@ -33,6 +33,9 @@
       if (pane && pane.onMode) pane.onMode(el); else doc.body.className = el.getAttribute("data-body");
     }
     if (el.id === "u-talk") {
+      var mode = doc.getElementById("talk-mode");
+      var chosen = el.getAttribute("data-chosen");
+      if (mode && chosen && mode.querySelector("option[value='" + chosen + "']")) mode.value = chosen;
       var box = doc.getElementById("talk-text");
       if (box) {
         box.placeholder = el.getAttribute("data-placeholder") || "";
@@ -46,10 +49,12 @@
   function replacePart(doc, id, html) {
     var old = doc.getElementById(id);
     if (!old) return false;
+    var mode = id === "u-talk" && doc.getElementById("talk-mode");
     var holder = doc.createElement("template");
     holder.innerHTML = html;
     var fresh = holder.content.firstElementChild;
     if (!fresh) return false;
+    if (mode) fresh.setAttribute("data-chosen", mode.value);  // the kind of talk being typed
     old.replaceWith(fresh);
     afterSwap(fresh, doc);
     return true;
@@ -57,6 +62,13 @@
 
   function logOf(doc, pane) {
     return doc.getElementById(pane === "heaven" ? "h-log" : "d-log");
+  }
+
+  // "2-day" → a number that orders the phases of a village (villages/views/render.phases).
+  var PHASE_ORDER = { waiting: 0, day: 1, night: 2, ended: 3 };
+  function phaseRank(key) {
+    var parts = String(key).split("-");
+    return +parts[0] * 4 + (PHASE_ORDER[parts[1]] || 0);
   }
 
   // A line goes first in its phase's block (the log is newest first); in order when restored.
@@ -75,7 +87,9 @@
       block = doc.createElement("div");
       block.className = "phase";
       block.setAttribute("data-phase", phase);
-      log.insertBefore(block, log.firstChild);
+      var next = log.firstElementChild;  // the log is newest first: before the first older
+      while (next && !(next.classList.contains("phase") && phaseRank(next.getAttribute("data-phase")) < phaseRank(phase))) next = next.nextElementSibling;
+      log.insertBefore(block, next);
     }
     var before = block.firstElementChild;
     if (restoring) {
