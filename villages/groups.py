@@ -53,8 +53,18 @@ def encode(frame: dict[str, Any]) -> str:
     return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
 
 
+def encoded_frame(frame: dict[str, Any], text: str | None = None) -> list[Any]:
+    """A frame as an envelope carries it: `[type, message id or None, the frame encoded]`
+    (`text`: the frame encoded already, by a caller that shares it between viewers)."""
+    return [
+        frame["type"],
+        frame["message"]["id"] if frame["type"] == "message" else None,
+        encode(frame) if text is None else text,
+    ]
+
+
 def village_events(
-    events: list[dict[str, Any]],
+    events: list[dict[str, Any] | list[Any]],
     *,
     viewer: int | None,
     user: int | None,
@@ -65,8 +75,9 @@ def village_events(
 ) -> dict[str, Any]:
     """What one commit pushes to one viewer: its frames, in order, and how to place them.
 
-    * `frames`: `[type, message id or None, the frame encoded]`: encoded once here, so a
-      socket forwards the text and the layer copies no nested dicts;
+    * `frames`: `[type, message id or None, the frame encoded]` (`encoded_frame`; an
+      event given so already is kept): encoded once, so a socket forwards the text and the
+      layer copies no nested dicts;
     * `viewer`, `user`: whom the frames were computed for (seat number and its user id, or
       None, None for spectators); a socket drops frames that are not its viewer's.
     * `version`: the village version the `state` frame shows; older states are dropped.
@@ -79,10 +90,7 @@ def village_events(
     """
     return {
         "type": VILLAGE_EVENTS,
-        "frames": [
-            [e["type"], e["message"]["id"] if e["type"] == "message" else None, encode(e)]
-            for e in events
-        ],
+        "frames": [e if isinstance(e, list) else encoded_frame(e) for e in events],
         "viewer": viewer,
         "user": user,
         "version": version,

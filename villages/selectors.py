@@ -18,6 +18,7 @@ from django.utils import timezone
 from villages.engine import GameState, Phase
 from villages.engine import game as engine
 from villages.engine import visibility as vis
+from villages.groups import encode
 from villages.lru import LRU
 from villages.models import Message, Village
 from villages.services.config import rules
@@ -406,6 +407,25 @@ def state_dict(view: View, now: datetime | None = None) -> StateDict:
     }
 
 
+def state_frame_text(view: View) -> str:
+    """`{"type": "state", "state": state_dict(view)}` as the socket sends it. The seats,
+    `me` and votes are encoded once per viewer and version (and carried over with them,
+    `carry_over`): a line of the day re-encodes only the village and the clock."""
+    loaded, viewer = view.loaded, view.viewer
+    state = state_dict(view)
+    pieces = {
+        "village": encode(state["village"]),
+        "clock": encode(state["clock"]),
+        "seats": _memo(loaded, ("seats_text", viewer), lambda: encode(state["seats"])),
+        "me": _memo(loaded, ("me_text", viewer), lambda: encode(state["me"])),
+        "votes": _memo(loaded, ("votes_text",), lambda: encode(state["votes"])),
+        "winner": encode(state["winner"]),
+    }
+    assert pieces.keys() == state.keys()
+    inner = ",".join(f'"{key}":{text}' for key, text in pieces.items())
+    return '{"type":"state","state":{' + inner + "}}"
+
+
 def stable_clock(state: GameState) -> ClockDict:
     """The clock without what only the passing of time changes (a real-time phase's
     virtual seconds, which every screen counts down by itself)."""
@@ -419,7 +439,7 @@ def carry_over(before: Loaded, after: Loaded) -> None:
     """`after` differs from `before` only by its clock: each viewer's seats and `me` are
     the same, and need not be built again."""
     for key, value in list(before.memo.items()):
-        if isinstance(key, tuple) and key[0] in ("seats", "me"):
+        if isinstance(key, tuple) and key[0] in ("seats", "me", "seats_text", "me_text"):
             after.memo.setdefault(key, value)
 
 

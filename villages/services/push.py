@@ -42,6 +42,7 @@ from villages.engine.events import (
 )
 from villages.groups import (
     encode,
+    encoded_frame,
     roster_group,
     screen_group,
     user_changed,
@@ -129,6 +130,8 @@ class _Commit:
         self._clock_parts: dict[str, Any] | None = None
         self._deltas: dict[Any, dict[str, Any]] = {}
         self._seen: dict[tuple[int, str, int | None], dict[str, Any]] = {}
+        self._frames: dict[int, list[Any]] = {}  # by id() of a dict kept in `_seen`
+        self._cues_encoded: list[list[Any]] | None = None
 
     # -- what every flavour needs ---------------------------------------------------------
 
@@ -186,12 +189,10 @@ class _Commit:
 
     def json_for(self, viewer: int | None, user: int | None) -> dict[str, Any] | None:
         lines = self.lines(viewer)
-        frames: list[dict[str, Any]] = [{"type": "message", "message": m} for m in lines]
-        frames += self.cues
+        frames = [self._line_frame(m) for m in lines] + self._cue_frames()
         if self.state_changed(viewer):
-            frames.append(
-                {"type": "state", "state": self.sel.state_dict(self.sel.View(self.after, viewer))}
-            )
+            text = self.sel.state_frame_text(self.sel.View(self.after, viewer))
+            frames.append(["state", None, text])
         widen = viewer in self.widened
         if not frames and not widen:
             return None
@@ -204,6 +205,19 @@ class _Commit:
             last=self.last if lines else None,
             widen=widen,
         )
+
+    def _line_frame(self, line: dict[str, Any]) -> list[Any]:
+        """A line's `message` frame, encoded once for all who see the line alike (`lines`
+        gives them the same dict)."""
+        found = self._frames.get(id(line))
+        if found is None:
+            found = self._frames[id(line)] = encoded_frame({"type": "message", "message": line})
+        return found
+
+    def _cue_frames(self) -> list[list[Any]]:
+        if self._cues_encoded is None:
+            self._cues_encoded = [encoded_frame(c) for c in self.cues]
+        return self._cues_encoded
 
     # -- the game screen ------------------------------------------------------------------
 
