@@ -31,10 +31,11 @@ connection time.
 templates (`villages.views.parts`), one frame `{"type": "screen", ...}` per change:
 `parts` `[[id, html, digest]]` (elements to replace by id), `lines` `[[id, pane, phase,
 html]]` (new lines of the log or the heaven pane), `hide` `[id]`, `restore` (lines shown
-again, like `lines`), `cues` `[{"kind", "text"}]` (sounds and the cue box) and `marks` (of
-the hidden lines). The client's first frame is `{"type": "resume", "after", "parts": {id:
-digest}, "marks", "lang"}`: what its page shows, from which the socket sends only what
-differs.
+again, like `lines`), `cues` `[{"kind", "text"}]` (sounds and the cue box) and `marks` (a
+fingerprint of the hidden lines this viewer could see, `selectors.log_marks`). The client's
+first frame is `{"type": "hello", "after", "parts": {id: digest}, "marks", "lang"}`: what
+its page shows, from which the socket sends only what differs; it sends the same again
+after a reconnection.
 
 Ordering: the socket tracks `cursor`, the village message id up to which it has handled
 every line (sent it or found it invisible). A pushed line at or below the cursor is a
