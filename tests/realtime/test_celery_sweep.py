@@ -45,6 +45,16 @@ def sweepers(django_db_setup, tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
+def nothing_left_to_sweep(transactional_db):
+    """After each test, before its database is emptied: no village is due, and the sweeps
+    in flight are given time to end (a sweep holding a village while the test's TRUNCATE
+    locks every table deadlocks with it)."""
+    yield
+    Village.objects.update(deadline_at=None)
+    time.sleep(1.0)
+
+
+@pytest.fixture(autouse=True)
 def short_rules(settings):
     """This process plays by the same short rules as the workers."""
     for name, value in SHORT_RULES.items():

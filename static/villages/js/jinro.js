@@ -33,9 +33,6 @@
       if (pane && pane.onMode) pane.onMode(el); else doc.body.className = el.getAttribute("data-body");
     }
     if (el.id === "u-talk") {
-      var mode = doc.getElementById("talk-mode");
-      var chosen = el.getAttribute("data-chosen");
-      if (mode && chosen && mode.querySelector("option[value='" + chosen + "']")) mode.value = chosen;
       var box = doc.getElementById("talk-text");
       if (box) {
         box.placeholder = el.getAttribute("data-placeholder") || "";
@@ -54,8 +51,10 @@
     holder.innerHTML = html;
     var fresh = holder.content.firstElementChild;
     if (!fresh) return false;
-    if (mode) fresh.setAttribute("data-chosen", mode.value);  // the kind of talk being typed
+    var chosen = mode && mode.value;  // the kind of talk being typed stays chosen
     old.replaceWith(fresh);
+    mode = chosen && doc.getElementById("talk-mode");
+    if (mode && mode.querySelector("option[value='" + chosen + "']")) mode.value = chosen;
     afterSwap(fresh, doc);
     return true;
   }
