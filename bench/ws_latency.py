@@ -58,6 +58,7 @@ WOLF_SEATS = (1, 2, 3)
 POST_EVERY = 5.0
 NAME = "bench-ws"
 
+
 def setup_django() -> None:
     for name in ("DATABASE_URL", "REDIS_URL"):
         if not os.environ.get(name):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from django.http import HttpRequest
@@ -108,6 +109,14 @@ class NightActionIn(Body):
     targets: list[Int] = Field(..., **limits(min_items=1, max_items=2))
 
 
+def command(rest: str, summary: str) -> Callable[[Callable[..., Json]], Callable[..., Json]]:
+    """A command on a village (`POST /villages/{village_id}/<rest>`): 200 with JSON, or the
+    errors any write may give."""
+    return router.post(
+        f"/villages/{{village_id}}/{rest}", response=answers({200: Json}, *WRITE), summary=summary
+    )
+
+
 @router.get("/icons", response=answers({200: Json}, *READ), summary="Icons a seat may choose")
 def icons(request: HttpRequest) -> Json:
     return {"icons": [{"id": i.pk, "name": i.name, "url": i.url} for i in Icon.objects.choosable()]}
@@ -172,21 +181,13 @@ def leave(request: HttpRequest, village_id: int) -> Status[None]:
     return Status(204, None)
 
 
-@router.post(
-    "/villages/{village_id}/start-vote",
-    response=answers({200: Json}, *WRITE),
-    summary="Vote to start",
-)
+@command("start-vote", "Vote to start")
 def start_vote(request: HttpRequest, village_id: int) -> Json:
     started = lifecycle.vote_start(village_id=village_id, user=require_user(request))
     return {"started": started}
 
 
-@router.post(
-    "/villages/{village_id}/kick-votes",
-    response=answers({200: Json}, *WRITE),
-    summary="Vote to kick a seat",
-)
+@command("kick-votes", "Vote to kick a seat")
 def kick_vote(request: HttpRequest, village_id: int, payload: KickIn) -> Json:
     kicked = lifecycle.kick_vote(
         village_id=village_id, user=require_user(request), target=payload.seat_no
@@ -194,11 +195,7 @@ def kick_vote(request: HttpRequest, village_id: int, payload: KickIn) -> Json:
     return {"kicked": kicked}
 
 
-@router.post(
-    "/villages/{village_id}/cast",
-    response=answers({200: Json}, *WRITE),
-    summary="Fix the cast (staff)",
-)
+@command("cast", "Fix the cast (staff)")
 def fix_cast(request: HttpRequest, village_id: int, payload: CastIn) -> Json:
     lifecycle.fix_cast(
         village_id=village_id,
@@ -249,21 +246,13 @@ def post_message(request: HttpRequest, village_id: int, payload: MessageIn) -> S
     return Status(201, selectors.message_dict(posted.message, posted.seen))
 
 
-@router.post(
-    "/villages/{village_id}/vote",
-    response=answers({200: Json}, *WRITE),
-    summary="The day's execution vote",
-)
+@command("vote", "The day's execution vote")
 def vote(request: HttpRequest, village_id: int, payload: VoteIn) -> Json:
     done = play.vote(village_id=village_id, user=require_user(request), target=payload.target)
     return {"tally_done": done}
 
 
-@router.post(
-    "/villages/{village_id}/night-action",
-    response=answers({200: Json}, *WRITE),
-    summary="A night action",
-)
+@command("night-action", "A night action")
 def night_action(request: HttpRequest, village_id: int, payload: NightActionIn) -> Json:
     dawn = play.night_action(
         village_id=village_id,
@@ -274,9 +263,7 @@ def night_action(request: HttpRequest, village_id: int, payload: NightActionIn) 
     return {"ok": True, "dawn": dawn}
 
 
-@router.post(
-    "/villages/{village_id}/objection", response=answers({200: Json}, *WRITE), summary="異議あり"
-)
+@command("objection", "異議あり")
 def objection(request: HttpRequest, village_id: int) -> Json:
     left = play.object_(village_id=village_id, user=require_user(request))
     return {"objections_left": left}

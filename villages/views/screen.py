@@ -312,11 +312,7 @@ def act(request: HttpRequest, village_id: int) -> HttpResponse:
         else targets.Choice(action, refusal=RuleError(_("この村の住人ではありません。")))
     )
     rows = view.loaded.rows
-    options = [
-        {"no": no, "name": rows[no].handle_name, "icon": rows[no].icon.url if rows[no].icon else ""}
-        for no in c.targets
-        if no in rows
-    ]
+    options = [_seat_entry(no, rows[no]) for no in c.targets if no in rows]
     drawn = _parts(request, view, ["d-mode"])
     return render(
         request,
@@ -367,12 +363,7 @@ def kick(request: HttpRequest, village_id: int) -> HttpResponse:
         view = _view(request, village_id)
     rows = view.loaded.rows
     seats = [
-        {
-            "no": no,
-            "name": row.handle_name,
-            "icon": row.icon.url if row.icon else "",
-            "votes": len(view.state.kick_votes.get(no, ())),
-        }
+        _seat_entry(no, row, votes=len(view.state.kick_votes.get(no, ())))
         for no, row in sorted(rows.items())
         if not row.dummy
     ]
@@ -456,3 +447,8 @@ def set_prefs(request: HttpRequest, village_id: int) -> HttpResponse:
     response = HttpResponseRedirect(_back(request, reverse("villages:screen", args=[village_id])))
     save_prefs(request, response, new)
     return response
+
+
+def _seat_entry(no: int, row: Any, **more: Any) -> dict[str, Any]:
+    """A seat as the act and kick pages list it: number, name, icon (and `more`)."""
+    return {"no": no, "name": row.handle_name, "icon": row.icon.url if row.icon else "", **more}
