@@ -46,6 +46,18 @@ def _el(tag: str, **attrs: object) -> str:
     return f"<{tag} {_attrs(attrs)}/>"
 
 
+def _line(d: str, stroke: str, width: float) -> str:
+    """A stroked path with round ends."""
+    return _el("path", d=d, stroke=stroke, stroke_width=width, stroke_linecap="round")
+
+
+def _outline(d: str, fill: str, stroke: str, width: float, **more: object) -> str:
+    """A filled path outlined with round corners."""
+    return _el(
+        "path", d=d, fill=fill, stroke=stroke, stroke_width=width, stroke_linejoin="round", **more
+    )
+
+
 def _points(points: Iterable[tuple[float, float]]) -> str:
     return " ".join(f"{_n(x)},{_n(y)}" for x, y in points)
 
@@ -425,7 +437,7 @@ def _opt_realtime() -> list[str]:
         )
     return [
         _el("circle", cx=12, cy=12, r=10.5, fill="#ffffff", stroke="#355f9e", stroke_width=2),
-        _el("path", d="".join(ticks), stroke="#7c8ea8", stroke_width=1, stroke_linecap="round"),
+        _line("".join(ticks), "#7c8ea8", 1),
         _el(
             "path",
             d="M12 12V6M12 12L16 14.5",
@@ -443,39 +455,25 @@ def _opt_cupid() -> list[str]:
     heart += "C12.9 6.2 14.4 5 16.3 5C18.6 5 20.5 6.8 20.5 9.4C20.5 13 17.5 16.3 12 20Z"
     return [
         _el("path", d=heart, fill="#f26d91", stroke="#b53a5d", stroke_width=1.3),
-        _el("path", d="M2.5 21.5L20 4", stroke="#6b4a2b", stroke_width=1.6, stroke_linecap="round"),
+        _line("M2.5 21.5L20 4", "#6b4a2b", 1.6),
         _el("polygon", points="21.8,2.2 16.3,3.6 20.4,7.7", fill="#6b4a2b"),
         # Fletching: two pairs of short feathers swept back from the shaft.
-        _el(
-            "path",
-            d="M3.2 20.8L2.2 17.8M3.2 20.8L6.2 21.8M5 19L4 16M5 19L8 20",
-            stroke="#e0932e",
-            stroke_width=1.3,
-            stroke_linecap="round",
-        ),
+        _line("M3.2 20.8L2.2 17.8M3.2 20.8L6.2 21.8M5 19L4 16M5 19L8 20", "#e0932e", 1.3),
     ]
 
 
 def _opt_poison() -> list[str]:
     return [
-        _el(
-            "path",
-            d="M12 2.5C14.5 7 19 11 19 15A7 7 0 0 1 5 15C5 11 9.5 7 12 2.5Z",
-            fill="#8a3fb0",
-            stroke="#55206f",
-            stroke_width=1.3,
-            stroke_linejoin="round",
+        _outline(
+            "M12 2.5C14.5 7 19 11 19 15A7 7 0 0 1 5 15C5 11 9.5 7 12 2.5Z",
+            "#8a3fb0",
+            "#55206f",
+            1.3,
         ),
         # A small skull-like mark: two eyes and a jaw line.
         _el("circle", cx=9.8, cy=14.2, r=1.5, fill="#e6f7a6"),
         _el("circle", cx=14.2, cy=14.2, r=1.5, fill="#e6f7a6"),
-        _el(
-            "path",
-            d="M9.5 18.2H14.5",
-            stroke="#e6f7a6",
-            stroke_width=1.3,
-            stroke_linecap="round",
-        ),
+        _line("M9.5 18.2H14.5", "#e6f7a6", 1.3),
         _el("ellipse", cx=8.6, cy=10.6, rx=1.1, ry=1.8, fill="#ffffff", opacity="0.45"),
     ]
 
@@ -484,13 +482,7 @@ def _opt_decider() -> list[str]:
     # A judge's gavel: the head lies across the handle, a sound block below.
     return [
         _el("rect", x=2.5, y=19, width=11, height=3, rx=1, fill="#8a5a32", stroke="#5a3618"),
-        _el(
-            "path",
-            d="M9 9L20.5 20.5",
-            stroke="#8a5a32",
-            stroke_width=2.6,
-            stroke_linecap="round",
-        ),
+        _line("M9 9L20.5 20.5", "#8a5a32", 2.6),
         _el(
             "rect",
             x=3.5,
@@ -508,14 +500,7 @@ def _opt_decider() -> list[str]:
 
 def _opt_authority() -> list[str]:
     return [
-        _el(
-            "path",
-            d="M3 8L7.5 12.5L12 5L16.5 12.5L21 8L19.2 18H4.8Z",
-            fill="#f5c02f",
-            stroke="#a87710",
-            stroke_width=1.3,
-            stroke_linejoin="round",
-        ),
+        _outline("M3 8L7.5 12.5L12 5L16.5 12.5L21 8L19.2 18H4.8Z", "#f5c02f", "#a87710", 1.3),
         _el("rect", x=4.8, y=18, width=14.4, height=2.8, rx=0.8, fill="#e0a81c", stroke="#a87710"),
         _el("circle", cx=12, cy=14.3, r=1.6, fill="#d8334a"),
         _el("circle", cx=3, cy=8, r=1.3, fill="#f5c02f", stroke="#a87710", stroke_width=0.8),
@@ -527,59 +512,27 @@ def _opt_authority() -> list[str]:
 def _opt_hide_roles() -> list[str]:
     cloud = "M6.5 18.5A3.8 3.8 0 0 1 6 11A5.3 5.3 0 0 1 16.2 9.3A4 4 0 0 1 18.3 18.5Z"
     return [
-        _el(
-            "path",
-            d=cloud,
-            fill="#ffffff",
-            stroke="#7e8ea3",
-            stroke_width=1.5,
-            stroke_linejoin="round",
-        ),
-        _el(
-            "path",
-            d="M4 4L20 20",
-            stroke="#d23a3a",
-            stroke_width=2.4,
-            stroke_linecap="round",
-        ),
+        _outline(cloud, "#ffffff", "#7e8ea3", 1.5),
+        _line("M4 4L20 20", "#d23a3a", 2.4),
     ]
 
 
 def _opt_dummy_boy() -> list[str]:
     return [
         # Pole and cross-bar arms.
-        _el("path", d="M12 12V23", stroke="#7a5230", stroke_width=1.8, stroke_linecap="round"),
-        _el("path", d="M3 13.5H21", stroke="#7a5230", stroke_width=1.8, stroke_linecap="round"),
+        _line("M12 12V23", "#7a5230", 1.8),
+        _line("M3 13.5H21", "#7a5230", 1.8),
         # A patched shirt.
-        _el(
-            "path",
-            d="M8 12.5H16L15 19H9Z",
-            fill="#5f8fc9",
-            stroke="#38608f",
-            stroke_width=1,
-            stroke_linejoin="round",
-        ),
+        _outline("M8 12.5H16L15 19H9Z", "#5f8fc9", "#38608f", 1),
         _el("rect", x=12.6, y=14.5, width=2, height=2, fill="#e5b85b"),
         # Sack head with a straw hat.
         _el("circle", cx=12, cy=8.3, r=3.8, fill="#e9d3a4", stroke="#9f7c44", stroke_width=1),
-        _el(
-            "path",
-            d="M6.5 6H17.5M9 6L10 2.5H14L15 6",
-            fill="#e8c25a",
-            stroke="#a67c1d",
-            stroke_width=1.1,
-            stroke_linejoin="round",
-            stroke_linecap="round",
+        _outline(
+            "M6.5 6H17.5M9 6L10 2.5H14L15 6", "#e8c25a", "#a67c1d", 1.1, stroke_linecap="round"
         ),
         _el("circle", cx=10.6, cy=8.6, r=0.7, fill="#3b2a2a"),
         _el("circle", cx=13.4, cy=8.6, r=0.7, fill="#3b2a2a"),
-        _el(
-            "path",
-            d="M10.8 10.4H13.2",
-            stroke="#3b2a2a",
-            stroke_width=0.7,
-            stroke_linecap="round",
-        ),
+        _line("M10.8 10.4H13.2", "#3b2a2a", 0.7),
     ]
 
 
@@ -595,36 +548,15 @@ def _opt_alive() -> list[str]:
 def _opt_dead() -> list[str]:
     return [
         _el("rect", x=3, y=19.5, width=18, height=2.5, rx=1, fill="#8a9a6a"),
-        _el(
-            "path",
-            d="M6 20.5V9A6 6 0 0 1 18 9V20.5Z",
-            fill="#b5bcc6",
-            stroke="#5d6673",
-            stroke_width=1.3,
-            stroke_linejoin="round",
-        ),
-        _el(
-            "path",
-            d="M12 7V16.5M9 10H15",
-            stroke="#5d6673",
-            stroke_width=1.6,
-            stroke_linecap="round",
-        ),
+        _outline("M6 20.5V9A6 6 0 0 1 18 9V20.5Z", "#b5bcc6", "#5d6673", 1.3),
+        _line("M12 7V16.5M9 10H15", "#5d6673", 1.6),
     ]
 
 
 def _opt_voted() -> list[str]:
     return [
         _el("circle", cx=12, cy=12, r=10, fill="#e3f5e6", stroke="#2e9b4f", stroke_width=1.5),
-        _el(
-            "path",
-            d="M7 12.5L10.5 16L17.5 8.5",
-            fill="none",
-            stroke="#2e9b4f",
-            stroke_width=2.6,
-            stroke_linecap="round",
-            stroke_linejoin="round",
-        ),
+        _outline("M7 12.5L10.5 16L17.5 8.5", "none", "#2e9b4f", 2.6, stroke_linecap="round"),
     ]
 
 
