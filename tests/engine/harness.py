@@ -100,10 +100,11 @@ class Village:
     def heaven(self, seat: int, text: str) -> game.Step:
         return self._apply(
             unchanged(
-                game.heaven_talk,
+                game.talk,
                 self.state,
                 seat_no=seat,
                 text=text,
+                heaven=True,
                 rules=self.rules,
                 now=self.now,
             )

@@ -194,7 +194,7 @@ def apply(g: Game, move: Move) -> game.Step:
     elif move.verb == "talk":
         step = game.talk(s, seat_no=move.seat, text=move.text, rules=rules, now=now)
     elif move.verb == "heaven":
-        step = game.heaven_talk(s, seat_no=move.seat, text=move.text, rules=rules, now=now)
+        step = game.talk(s, seat_no=move.seat, text=move.text, heaven=True, rules=rules, now=now)
     elif move.verb == "will":
         step = game.Step(game.set_will(s, seat_no=move.seat, text=move.text, rules=rules), ())
     elif move.verb == "object":

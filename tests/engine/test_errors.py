@@ -84,7 +84,7 @@ CASES: list[
         {"cast": game.Cast({1: game.Role.WOLF}, {}), "rules": RULES},
     ),
     (errors.Forbidden, "dummy boy talks", dummy_night, game.talk, a(seat_no=1, text="x")),
-    (errors.Forbidden, "living heaven talk", night, game.heaven_talk, a(seat_no=1, text="x")),
+    (errors.Forbidden, "living heaven talk", night, game.talk, a(seat_no=1, text="x", heaven=True)),
     (
         errors.Forbidden,
         "dummy boy's will",
@@ -107,7 +107,13 @@ CASES: list[
     (errors.WrongPhase, "sit after start", night, game.sit, a(name="late")),
     (errors.WrongPhase, "talk after time up", time_up_day, game.talk, a(seat_no=2, text="x")),
     (errors.WrongPhase, "objection at night", night, game.object_, a(seat_no=2)),
-    (errors.WrongPhase, "heaven before start", waiting, game.heaven_talk, a(seat_no=2, text="x")),
+    (
+        errors.WrongPhase,
+        "heaven before start",
+        waiting,
+        game.talk,
+        a(seat_no=2, text="x", heaven=True),
+    ),
     (errors.WrongPhase, "start twice", night, game.vote_start, ar(seat_no=2)),
     (
         errors.WrongPhase,
@@ -237,7 +243,7 @@ def test_successful_commands_leave_their_input_alone() -> None:
     unchanged(game.night_action, n, **ar(seat_no=1, ability=Ability.ATTACK, targets=[7]))
     d = day()
     unchanged(game.vote, d, **ar(voter=1, target=8))
-    unchanged(game.heaven_talk, d, **a(seat_no=7, text="霊話"))
+    unchanged(game.talk, d, **a(seat_no=7, text="霊話", heaven=True))
     unchanged(game.tick, time_up_day(), rules=RULES, rng=RNG, now=T0.replace(year=2027))
 
 

@@ -276,7 +276,9 @@ def test_dummy_boy_never_votes_to_kick_nor_speaks_in_heaven() -> None:
     v.act(2, game.Ability.ATTACK, 1)
     v.act(4, game.Ability.DIVINE, 5)
     assert not v.seat(1).alive
-    expect_error(Forbidden, game.heaven_talk, v.state, seat_no=1, text="x", rules=RULES, now=T0)
+    expect_error(
+        Forbidden, game.talk, v.state, seat_no=1, text="x", heaven=True, rules=RULES, now=T0
+    )
     expect_error(Forbidden, game.object_, v.state, seat_no=1, rules=RULES, now=T0)
 
 

@@ -45,23 +45,31 @@ class Post:
 
 @dataclass(frozen=True)
 class Died:
+    """A seat died; `cause` says how (the log words it, the screen redraws the seat)."""
+
     seat_no: int
     cause: DeathCause
 
 
 @dataclass(frozen=True)
 class PhaseChanged:
+    """The village moved to another phase (the screens redraw)."""
+
     day: int
     phase: Phase
 
 
 @dataclass(frozen=True)
 class Dawn:
+    """Morning came: the night's results are told and the day begins (a cue)."""
+
     day: int
 
 
 @dataclass(frozen=True)
 class Revote:
+    """The vote was tied and is taken again; `last_chance`: another tie is a draw."""
+
     day: int
     round: int
     last_chance: bool
@@ -69,11 +77,15 @@ class Revote:
 
 @dataclass(frozen=True)
 class GameOver:
+    """The game ended with a winner, or was abandoned."""
+
     winner: Winner | None  # None: abandoned (廃村)
 
 
 @dataclass(frozen=True)
 class ObjectionRaised:
+    """A living player cried 異議あり (a cue for everyone)."""
+
     seat_no: int
     objections_left: int
 
@@ -87,12 +99,14 @@ class Alert:
 
 @dataclass(frozen=True)
 class Kicked:
+    """A seat was removed before the game (kick votes, staff, or a player leaving)."""
+
     seat_no: int
 
 
 @dataclass(frozen=True)
 class Started:
-    pass
+    """The game began: roles were dealt."""
 
 
 Event = (

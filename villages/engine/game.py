@@ -29,7 +29,7 @@ from .lobby import (
 from .night import duties, night_action, owed_actions
 from .roles import Role
 from .state import Ability
-from .talk import heaven_talk, night_kind, object_, set_will, talk
+from .talk import night_kind, object_, set_will, talk
 from .timing import phase_deadline, time_is_up, virtual_seconds_left
 
 __all__ = [
@@ -42,7 +42,6 @@ __all__ = [
     "cast_from_codes",
     "duties",
     "fix_cast",
-    "heaven_talk",
     "kick_vote",
     "leave",
     "new_village",

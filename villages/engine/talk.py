@@ -49,13 +49,26 @@ def talk(
     seat_no: int,
     text: str,
     volume: Volume = Volume.NORMAL,
+    heaven: bool = False,
     rules: Rules,
     now: datetime,
 ) -> Step:
-    """発言: public by day and before/after the game; at night the speaker's night kind."""
+    """発言: public by day and before/after the game; at night the speaker's night kind.
+
+    With `heaven`, 霊話: the dead talk among themselves while the game runs; it never
+    costs time.
+    """
     run, seat = _speaker(state, seat_no, rules, now)
     s = run.state
+    if heaven:
+        if s.phase not in (Phase.DAY, Phase.NIGHT):
+            raise WrongPhase("霊話はゲーム中だけです。")
+        if seat.alive:
+            raise Forbidden("霊話は死者だけのものです。")
     text = check_text(text, rules)
+    if heaven:
+        run.events.append(Post(s.day, s.phase, MessageKind.HEAVEN, text, seat_no, volume))
+        return run.done()
     kind = MessageKind.TALK
     cost = 0
     if s.phase in (Phase.DAY, Phase.NIGHT):
@@ -94,27 +107,6 @@ def _speech_cost(s: GameState, kind: MessageKind, text: str, rules: Rules) -> in
     if kind is MessageKind.WOLF:
         return speech_units(text, rules) * rules.night_seconds_per_unit
     return 0
-
-
-def heaven_talk(
-    state: GameState,
-    *,
-    seat_no: int,
-    text: str,
-    volume: Volume = Volume.NORMAL,
-    rules: Rules,
-    now: datetime,
-) -> Step:
-    """霊話: the dead talk among themselves; it never costs time."""
-    run, seat = _speaker(state, seat_no, rules, now)
-    s = run.state
-    if s.phase not in (Phase.DAY, Phase.NIGHT):
-        raise WrongPhase("霊話はゲーム中だけです。")
-    if seat.alive:
-        raise Forbidden("霊話は死者だけのものです。")
-    text = check_text(text, rules)
-    run.events.append(Post(s.day, s.phase, MessageKind.HEAVEN, text, seat_no, volume))
-    return run.done()
 
 
 def set_will(state: GameState, *, seat_no: int, text: str, rules: Rules) -> GameState:

@@ -60,8 +60,15 @@ def post_message(
         if channel == "will":
             step = Step(engine.set_will(state, seat_no=seat, text=text, rules=r), ())
         else:
-            speak = engine.heaven_talk if channel == "heaven" else engine.talk
-            step = speak(state, seat_no=seat, text=text, volume=vol, rules=r, now=now)
+            step = engine.talk(
+                state,
+                seat_no=seat,
+                text=text,
+                volume=vol,
+                heaven=channel == "heaven",
+                rules=r,
+                now=now,
+            )
         return step, (seat, step.state)
 
     (seat, state), lines = core.run_posting(village_id, command)
