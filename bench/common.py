@@ -70,41 +70,73 @@ class BenchVillage:
     tokens: dict[int, str] = field(default_factory=dict)
 
 
-def day_two_village(name: str = "ベンチ村") -> BenchVillage:
-    """22 seats, a fixed cast, played to day 2 (seat 22 was bitten on night 1)."""
+def bench_users(prefix: str, count: int) -> list[Any]:
+    """Users named prefix0 … prefix{count-1} (made once, kept between runs), in that order."""
     from django.contrib.auth import get_user_model
 
-    from accounts.services import profile_of
-    from villages.models import Icon
-    from villages.services import lifecycle, play
-
     User = get_user_model()
-    stamp = f"{os.getpid()}{int(time.time() * 1000) % 10**6}"
-    staff = User.objects.create_user(f"bs{stamp}", password=None, is_staff=True)
-    village = lifecycle.create_village(user=staff, name=name, capacity=PLAYERS)
-    icons = list(Icon.objects.choosable())
-    users = {}
-    for n in range(1, PLAYERS + 1):
-        user = User.objects.create_user(f"b{stamp}s{n}", password=None)
+    wanted = [f"{prefix}{n}" for n in range(count)]
+    have = set(User.objects.filter(username__in=wanted).values_list("username", flat=True))
+    User.objects.bulk_create([User(username=n, password="!") for n in wanted if n not in have])
+    users = {u.username: u for u in User.objects.filter(username__in=wanted)}
+    return [users[n] for n in wanted]
+
+
+def bench_staff() -> Any:
+    from django.contrib.auth import get_user_model
+
+    staff, _ = get_user_model().objects.get_or_create(
+        username="bench-staff", defaults={"is_staff": True}
+    )
+    return staff
+
+
+def started_village(
+    name: str, users: list[Any], cast: list[str], options: dict | None = None
+) -> tuple[int, dict[int, Any]]:
+    """A village where `users` sat down in order, with `cast` fixed seat by seat, and
+    everyone voted to start: night 1. Returns the village's id and seat_no -> user."""
+    from villages.models import Icon
+    from villages.services import lifecycle
+
+    staff = bench_staff()
+    icons = list(Icon.objects.choosable()) or [
+        Icon.objects.create(name="bench", static_path="icons/bench.png")
+    ]
+    village = lifecycle.create_village(
+        user=staff, name=name, capacity=len(users), options=options or {}
+    )
+    seated = {}
+    for n, user in enumerate(users, start=1):
         seat = lifecycle.sit(
             village_id=village.pk,
             user=user,
             handle_name=f"村人{n}",
             icon_id=icons[n % len(icons)].pk,
         )
-        users[seat] = user
+        seated[seat] = user
     lifecycle.fix_cast(
         village_id=village.pk,
         user=staff,
-        roles={str(n): role for n, role in enumerate(CAST, start=1)},
+        roles={str(seat): role for seat, role in zip(sorted(seated), cast, strict=True)},
         sub_roles={},
     )
-    for user in users.values():
+    for user in seated.values():
         lifecycle.vote_start(village_id=village.pk, user=user)
-    play.night_action(village_id=village.pk, user=users[1], action="attack", targets=[22])
-    play.night_action(village_id=village.pk, user=users[4], action="divine", targets=[11])
+    return village.pk, seated
+
+
+def day_two_village(name: str = "ベンチ村") -> BenchVillage:
+    """22 seats, a fixed cast, played to day 2 (seat 22 was bitten on night 1)."""
+    from accounts.services import profile_of
+    from villages.services import play
+
+    stamp = f"{os.getpid()}{int(time.time() * 1000) % 10**6}"
+    village_id, users = started_village(name, bench_users(f"b{stamp}s", PLAYERS), CAST)
+    play.night_action(village_id=village_id, user=users[1], action="attack", targets=[22])
+    play.night_action(village_id=village_id, user=users[4], action="divine", targets=[11])
     tokens = {no: profile_of(u).api_token for no, u in users.items()}
-    return BenchVillage(village.pk, users, tokens)
+    return BenchVillage(village_id, users, tokens)
 
 
 def session_cookie(user: Any) -> str:

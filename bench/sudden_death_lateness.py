@@ -29,6 +29,8 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from common import bench_users, started_village
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -43,8 +45,7 @@ RULES_ENV = {
     "JINRO_ALERT_FROM": "3",
     "JINRO_ALERT_EVERY": "1",
 }
-CAST = {1: "wolf", 2: "wolf", 3: "seer", 4: "villager", 5: "villager", 6: "villager"}
-CAST |= {7: "villager", 8: "villager"}
+CAST = ["wolf", "wolf", "seer"] + ["villager"] * 5
 
 
 def setup_django() -> None:
@@ -90,47 +91,23 @@ def main() -> None:
     args = parser.parse_args()
     setup_django()
 
-    from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.db import connections
 
-    from villages.models import Icon, Message, Seat, Village
-    from villages.services import lifecycle, play, push
+    from villages.models import Message, Seat, Village
+    from villages.services import play, push
 
     call_command("migrate", verbosity=0, interactive=False)
     Village.objects.filter(name=NAME).delete()
     push.publish = lambda *a, **k: None  # no socket listens: spare the bench the frames
-    User = get_user_model()
-    staff, _ = User.objects.get_or_create(username="bench-staff", defaults={"is_staff": True})
-    icon = Icon.objects.choosable().first() or Icon.objects.create(
-        name="bench", static_path="icons/bench.png"
-    )
-    wanted = [f"sd{n}" for n in range(args.villages * 8)]
-    have = set(User.objects.filter(username__in=wanted).values_list("username", flat=True))
-    User.objects.bulk_create([User(username=n, password="!") for n in wanted if n not in have])
-    users = {u.username: u for u in User.objects.filter(username__in=wanted)}
+    users = bench_users("sd", args.villages * 8)
 
     print(f"building {args.villages} real-time villages at night 1", flush=True)
-    games = []
     options = {"time": {"mode": "realtime", "day_seconds": DAY_SECONDS, "night_seconds": 3600}}
-    for v in range(args.villages):
-        village = lifecycle.create_village(user=staff, name=NAME, capacity=8, options=options)
-        seated = {}
-        for n in range(8):
-            user = users[f"sd{v * 8 + n}"]
-            seat = lifecycle.sit(
-                village_id=village.pk, user=user, handle_name=f"p{n}", icon_id=icon.pk
-            )
-            seated[seat] = user
-        lifecycle.fix_cast(
-            village_id=village.pk,
-            user=staff,
-            roles={str(k): r for k, r in CAST.items()},
-            sub_roles={},
-        )
-        for user in seated.values():
-            lifecycle.vote_start(village_id=village.pk, user=user)
-        games.append((village.pk, seated))
+    games = [
+        started_village(NAME, users[v * 8 : (v + 1) * 8], CAST, options)
+        for v in range(args.villages)
+    ]
 
     log_dir = Path(os.environ.get("BENCH_LOG_DIR", "/tmp")) / f"jinro-sudden-bench-{os.getpid()}"
     log_dir.mkdir(parents=True, exist_ok=True)

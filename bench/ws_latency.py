@@ -5,7 +5,7 @@ every 5 s, for V = 10, 50, 200 (issue 5; target p99 ≤ 200 ms at V = 200, nothi
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/jinro_bench \\
     REDIS_URL=redis://127.0.0.1:6379/12 SECRET_KEY=bench ALLOWED_HOSTS=127.0.0.1 \\
         .venv/bin/python bench/ws_latency.py [--villages 10 50 200] [--seconds 60] \\
-            [--post-via http|service]
+            [--post-via http|service] [--socket-nodes N] [--post-nodes N] [--screen]
 
 Use a database and a Redis database of the bench's own: it migrates the database and adds
 bench users and villages to it (its earlier bench villages are deleted first).
@@ -17,6 +17,7 @@ posts:
 * `--post-via http` (default): the players' POST /api/v1/villages/{id}/messages, to a
   second daphne process (a second node behind the load balancer); the line is pushed
   from there, on commit, through Redis.
+  `--post-nodes N` spreads the POSTs over N such daphnes, as N posting nodes would.
 * `--post-via service`: a separate process calls the posting service directly, on one
   long-lived event loop, as a Celery worker or a bot inside the site would: the same
   commit and push, without the HTTP request around them.
@@ -49,11 +50,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from common import ROOT, RULES_ENV, Site, start_site
+from common import (
+    CAST,
+    PLAYERS,
+    ROOT,
+    RULES_ENV,
+    Site,
+    bench_users,
+    start_site,
+    started_village,
+)
 
-PLAYERS = 22
-CAST = ["wolf"] * 3 + ["seer", "medium", "guard", "common", "common", "madman", "fox"]
-CAST += ["villager"] * 12
 WOLF_SEATS = (1, 2, 3)
 POST_EVERY = 5.0
 NAME = "bench-ws"
@@ -108,58 +115,27 @@ def reuse_villages(count: int) -> list[Village]:
 
 
 def build_villages(count: int) -> list[Village]:
-    from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
     from accounts.models import Profile
-    from villages.models import Icon
     from villages.models import Village as VillageRow
-    from villages.services import lifecycle, push
+    from villages.services import push
 
     call_command("migrate", verbosity=0, interactive=False)
     if reused := reuse_villages(count):
         return reused
     VillageRow.objects.filter(name=NAME).delete()
     publish, push.publish = push.publish, lambda *args, **kwargs: None  # nobody listens yet
-    User = get_user_model()
-    staff, _ = User.objects.get_or_create(username="bench-staff", defaults={"is_staff": True})
-    wanted = [f"bench{n}" for n in range(count * PLAYERS)]
-    have = set(User.objects.filter(username__in=wanted).values_list("username", flat=True))
-    User.objects.bulk_create([User(username=n, password="!") for n in wanted if n not in have])
-    users = {u.username: u for u in User.objects.filter(username__in=wanted)}
-    with_profile = set(
-        Profile.objects.filter(user__in=users.values()).values_list("user_id", flat=True)
-    )
-    Profile.objects.bulk_create(
-        [Profile(user=u) for u in users.values() if u.pk not in with_profile]
-    )
-    tokens = dict(
-        Profile.objects.filter(user__in=users.values()).values_list("user_id", "api_token")
-    )
-    icon = Icon.objects.choosable().first() or Icon.objects.create(
-        name="bench", static_path="icons/bench.png"
-    )
+    users = bench_users("bench", count * PLAYERS)
+    with_profile = set(Profile.objects.filter(user__in=users).values_list("user_id", flat=True))
+    Profile.objects.bulk_create([Profile(user=u) for u in users if u.pk not in with_profile])
+    tokens = dict(Profile.objects.filter(user__in=users).values_list("user_id", "api_token"))
     villages = []
     for v in range(count):
-        village = lifecycle.create_village(user=staff, name=NAME, capacity=PLAYERS)
-        seated = {}
-        for n in range(PLAYERS):
-            user = users[f"bench{v * PLAYERS + n}"]
-            seat = lifecycle.sit(
-                village_id=village.pk, user=user, handle_name=f"p{n + 1}", icon_id=icon.pk
-            )
-            seated[seat] = user
-        lifecycle.fix_cast(
-            village_id=village.pk,
-            user=staff,
-            roles={str(seat): role for seat, role in zip(sorted(seated), CAST, strict=True)},
-            sub_roles={},
-        )
-        for user in seated.values():
-            lifecycle.vote_start(village_id=village.pk, user=user)
+        village_id, seated = started_village(NAME, users[v * PLAYERS : (v + 1) * PLAYERS], CAST)
         villages.append(
             Village(
-                village.pk,
+                village_id,
                 {s: tokens[u.pk] for s, u in seated.items()},
                 {s: seated[s].pk for s in WOLF_SEATS},
             )
@@ -280,14 +256,16 @@ async def listen(run: Run, village: Village, seat: int, ready: asyncio.Event, op
                     run.arrived.setdefault(line[0], []).append(now)
 
 
-async def post_http(run: Run, base: str, plan: list[tuple[float, int]]) -> None:
+async def post_http(run: Run, bases: list[str], plan: list[tuple[float, int]]) -> None:
     async def one(at: float, index: int, n: int) -> None:
         await asyncio.sleep(max(0.0, at - time.monotonic()))
         village = run.villages[index]
         sent = time.monotonic()
         seat = WOLF_SEATS[n % len(WOLF_SEATS)]
         try:
-            message_id = await asyncio.to_thread(post_over_http, base, village, seat, f"遠吠え{n}")
+            message_id = await asyncio.to_thread(
+                post_over_http, bases[n % len(bases)], village, seat, f"遠吠え{n}"
+            )
         except Exception as error:
             run.errors.append(repr(error))
             return
@@ -324,7 +302,7 @@ async def post_service(run: Run, poster: subprocess.Popen, plan: list[tuple[floa
     await asyncio.to_thread(read)
 
 
-async def measure(run: Run, post_via: str, target: str | subprocess.Popen, cpu_of) -> dict:
+async def measure(run: Run, post_via: str, target: list[str] | subprocess.Popen, cpu_of) -> dict:
     """Open the sockets, post for run.seconds, wait for the frames; CPU used meanwhile."""
     ready = asyncio.Event()
     opened: list[int] = []
@@ -430,6 +408,9 @@ def main() -> None:
     parser.add_argument(
         "--socket-nodes", type=int, default=1, help="daphnes holding the sockets (spread)"
     )
+    parser.add_argument(
+        "--post-nodes", type=int, default=1, help="daphnes taking the POSTs (round robin)"
+    )
     parser.add_argument("--screen", action="store_true", help="game-screen sockets (HTML)")
     args = parser.parse_args()
     if args.poster:
@@ -446,22 +427,24 @@ def main() -> None:
 
     connections.close_all()
     socket_nodes = [start_daphne(log_dir) for _ in range(args.socket_nodes)]
-    sockets = socket_nodes[0]
     processes: dict[str, Any] = {
         f"daphne (sockets{'' if len(socket_nodes) == 1 else f' {n + 1}'})": node
         for n, node in enumerate(socket_nodes)
     }
+    post_urls = []
     if args.post_via == "http":
-        posts = start_daphne(log_dir)
-        processes["daphne (posts)"] = posts
-        how = "POST to a second daphne"
+        for n in range(args.post_nodes):
+            posts = start_daphne(log_dir)
+            processes[f"daphne (posts{'' if args.post_nodes == 1 else f' {n + 1}'})"] = posts
+            post_urls.append(posts.url)
+        how = f"POST to {args.post_nodes} other daphne(s)"
     else:
         how = "the posting service in a process of its own"
     print(f"posting via {how}; {os.cpu_count()} cores", flush=True)
     try:
         for v in args.villages:
             run = Run(villages[:v], [n.url for n in socket_nodes], args.seconds, args.screen)
-            target: str | subprocess.Popen = processes.get("daphne (posts)", sockets).url
+            target: list[str] | subprocess.Popen = post_urls
             if args.post_via == "service":
                 poster = subprocess.Popen(
                     [sys.executable, __file__, "--poster"],
