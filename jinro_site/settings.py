@@ -253,6 +253,7 @@ JINRO_DEFAULTS: dict[str, int | bool] = {
     "JINRO_ONE_SEAT_PER_IP": True,
     "JINRO_MAX_ACTIVE_VILLAGES": 10,
     "JINRO_RATE_LIMIT_ENABLED": True,
+    "JINRO_BOT_DELAY": 2,  # seconds a bot waits after a change before it looks again
     # Site operation, not game rules:
     "JINRO_SWEEP_INTERVAL": 1,  # seconds between two sweeps (ticker or Celery beat)
     "JINRO_SERVE_STATIC": DEBUG,  # daphne serves /static/ itself (no front web server)

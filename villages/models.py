@@ -87,6 +87,7 @@ class Village(models.Model):
     phase = models.CharField(_("場面"), max_length=10, default="waiting")
     winner = models.CharField(_("勝者"), max_length=10, blank=True)
     abandoned = models.BooleanField(_("廃村"), default=False)
+    practice = models.BooleanField(_("練習村"), default=False, db_index=True)  # has bot seats
     game = models.JSONField(default=dict, help_text="The engine's clock and counters.")
     seed = models.BigIntegerField(default=0)
     version = models.PositiveIntegerField(default=0)
@@ -133,6 +134,10 @@ class Seat(models.Model):
     will = models.TextField(_("遺言"), blank=True)
     will_published = models.BooleanField(default=False)
     objections_left = models.PositiveSmallIntegerField(default=5)
+    # A bot's seat: its strategy (villages/bots), and when it next looks at its view
+    # (None: when the village next changes). Swept like the deadlines.
+    bot = models.CharField(_("ボット"), max_length=20, blank=True)
+    bot_next_at = models.DateTimeField(null=True, blank=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -135,6 +135,14 @@ def test_eight_players_play_a_whole_game_through_the_pages(site, contexts, shot)
     wolves[0].up.locator("#talk-form button[type=submit]").click()
     expect(wolves[0].heaven.locator("#h-log")).to_contain_text("霊界からこんにちは")
     shot(wolves[0].page, "11-heaven-mode")
+    # The classic proportions: the village takes most of the height, heaven about a fifth.
+    boxes = {
+        name: wolves[0].page.locator(f"iframe[name={name}]").bounding_box()
+        for name in ("up", "lower", "heaven")
+    }
+    height = wolves[0].page.viewport_size["height"]
+    assert boxes["lower"]["height"] > 3 * boxes["heaven"]["height"], boxes
+    assert 0.15 * height <= boxes["heaven"]["height"] <= 0.25 * height, boxes
 
     # Night 2: the other wolf attacks; the seer (if alive) divines.
     humans = [p for p in alive if p.role != "wolf"]

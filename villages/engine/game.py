@@ -16,6 +16,7 @@ from .clock import abandon, next_deadline, tick
 from .command import Step
 from .day import owed_votes, vote
 from .lobby import (
+    BOT_MARK,
     can_start,
     cast_from_codes,
     fix_cast,
@@ -33,6 +34,7 @@ from .talk import night_kind, object_, set_will, talk
 from .timing import phase_deadline, time_is_up, virtual_seconds_left
 
 __all__ = [
+    "BOT_MARK",
     "Ability",
     "Cast",
     "Role",

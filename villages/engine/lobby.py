@@ -59,13 +59,26 @@ def new_village(*, capacity: int, options: Options, rules: Rules, now: datetime)
     return state
 
 
-def sit(state: GameState, *, name: str, rules: Rules, now: datetime) -> tuple[Step, int]:
-    """村人登録: a new seat with a handle name unique in the village."""
+BOT_MARK = "(ボット)"  # ends every bot seat's name; no person's name may carry it
+
+
+def sit(
+    state: GameState, *, name: str, bot: bool = False, rules: Rules, now: datetime
+) -> tuple[Step, int]:
+    """村人登録: a new seat with a handle name unique in the village.
+
+    A bot's seat is named with BOT_MARK at its end, so that the mark stands wherever the
+    name does (logs, votes, results, past logs); a person may not use the mark.
+    """
     run = Run.during(Phase.WAITING, "ゲームが始まった村には入れません。", state, rules, now)
     s = run.state
     name = name.strip()
     if not name:
         raise TextEmpty("名前を入力してください。")
+    if BOT_MARK in name:
+        raise BadRequest(f"{BOT_MARK} はボットの印です。名前には使えません。")
+    if bot:
+        name = name[: 40 - len(BOT_MARK)] + BOT_MARK
     if len(name) > 40:
         raise BadRequest("名前は40文字までです。")
     if len(s.seats) >= s.capacity:
@@ -74,7 +87,7 @@ def sit(state: GameState, *, name: str, rules: Rules, now: datetime) -> tuple[St
         raise NameTaken()
     no = max([s.last_seat_no, *(seat.no for seat in s.seats)]) + 1
     s.last_seat_no = no
-    s.seats.append(Seat(no=no, name=name, objections_left=rules.objections_per_player))
+    s.seats.append(Seat(no=no, name=name, objections_left=rules.objections_per_player, bot=bot))
     s.fixed_cast = None
     s.clock.last_activity_at = now
     run.post("seated", name=name)

@@ -69,6 +69,7 @@ class Seat:
     objections_left: int = 5
     dummy: bool = False
     start_voted: bool = False
+    bot: bool = False  # played by the site's bots (a practice village's seat)
 
     def has(self, sub_role: SubRole) -> bool:
         return sub_role in self.sub_roles

@@ -158,6 +158,7 @@ class SeatView:
     sub_roles: frozenset[SubRole] | None
     has_voted: bool | None
     death_cause: DeathCause | None
+    bot: bool = False
 
 
 def seat_views(state: GameState, viewer: int | None) -> list[SeatView]:
@@ -179,6 +180,7 @@ def seat_views(state: GameState, viewer: int | None) -> list[SeatView]:
                 sub_roles=subs if (role_known or subs) else None,
                 has_voted=(x.no in voted) if day and x.alive else None,
                 death_cause=x.death_cause if role_known and not x.alive else None,
+                bot=x.bot,
             )
         )
     return views

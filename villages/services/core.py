@@ -11,7 +11,7 @@ import copy
 import logging
 import random
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from django.db import IntegrityError, transaction
@@ -22,11 +22,11 @@ from villages.engine import GameState, Phase, Post, Step
 from villages.engine import game as engine
 from villages.engine.errors import NotSeated
 from villages.engine.events import Event, GameOver, Kicked, Started
-from villages.models import Message, Village
+from villages.models import Message, Seat, Village
 from villages.models import Seat as SeatRow
 
 from . import push
-from .config import rules
+from .config import number, rules
 from .errors import Busy, NotFound, StorageConflict
 from .persist import SNAPSHOTS, Loaded, game_json, save_records, save_seats, snapshot, snapshot_key
 
@@ -114,6 +114,7 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
         "day": new.day,
         "winner": new.winner.value if new.winner else "",
         "abandoned": new.abandoned,
+        "practice": any(seat.bot for seat in new.seats),
         "seated": len(new.seats),
         "game": game_json(new),
         "deadline_at": engine.next_deadline(new, rules()),
@@ -153,12 +154,22 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
     kicked = {e.seat_no for e in step.events if isinstance(e, Kicked)}
     rows = save_seats(loaded, new, kicked)
     save_records(village, old, new)
+    if fields["practice"] and new.phase is not Phase.ENDED:
+        _wake_bots(village.pk, now)
     kicked_users = loaded.kicked_users | {
         loaded.rows[no].user_id for no in kicked if loaded.rows[no].user_id
     }
     committed = Loaded(village, rows, new, kicked_users=kicked_users)
     push.after_commit(_committed, loaded, committed, step.events, messages)
     return messages
+
+
+def _wake_bots(village_id: int, now: datetime) -> None:
+    """After a change of a practice village each living bot looks again after a pause
+    (services/bots.py; one already due keeps its earlier time)."""
+    Seat.objects.filter(
+        village_id=village_id, kicked=False, alive=True, bot_next_at__isnull=True
+    ).exclude(bot="").update(bot_next_at=now + timedelta(seconds=number("BOT_DELAY")))
 
 
 def _committed(

@@ -107,8 +107,9 @@ def sit(
     icon_id: int | None,
     trip: str = "",
     ip: str | None = None,
+    bot: str = "",
 ) -> int:
-    """村人登録: returns the new seat number."""
+    """村人登録: returns the new seat number. `bot`: the strategy of a bot's seat."""
     bans.check(user, "play")
     icon = Icon.objects.choosable().filter(pk=icon_id).first() if icon_id else None
     if icon_id and icon is None:
@@ -124,12 +125,17 @@ def sit(
             raise Forbidden("この村からはキックされています。")
         if ip and flag("ONE_SEAT_PER_IP") and any(r.ip == ip for r in loaded.rows.values()):
             raise AlreadySeated("同じ接続元からはひとつの村にひと席までです。")
-        step, seat_no = engine.sit(loaded.state, name=handle_name, rules=rules(), now=now)
+        step, seat_no = engine.sit(
+            loaded.state, name=handle_name, bot=bool(bot), rules=rules(), now=now
+        )
+        seat = step.state.seat(seat_no)
+        assert seat is not None
         loaded.new_rows[seat_no] = Seat(
             village=village,
             seat_no=seat_no,
             user=user,
-            handle_name=handle_name.strip(),
+            bot=bot,
+            handle_name=seat.name,
             icon=icon,
             trip=trip_of(trip),
             ip=ip,

@@ -122,6 +122,7 @@ def engine_seat(row: SeatRow) -> Seat:
         objections_left=row.objections_left,
         dummy=row.dummy,
         start_voted=row.start_voted,
+        bot=bool(row.bot),
     )
 
 

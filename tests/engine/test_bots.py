@@ -1,0 +1,127 @@
+"""The bots decide from their seat's view alone (villages/bots; pure, like the engine)."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from itertools import permutations
+
+import pytest
+
+from villages import bots
+from villages.bots import Act, BotView, Say, Vote, bot_view
+from villages.bots.lines import LINES, seer_readings, word
+from villages.engine.events import Post
+from villages.engine.roles import Role
+from villages.engine.state import Ability, GameState, Phase
+
+from .harness import Village, village
+
+ROLES = "wolf wolf seer medium guard villager villager villager villager villager madman"
+
+
+def day_two() -> Village:
+    v = village(ROLES, seed=3)
+    v.act(1, Ability.ATTACK, 11)  # the madman is bitten
+    v.act(3, Ability.DIVINE, 6)
+    assert v.state.phase is Phase.DAY
+    v.talk(3, word("seer_claim", {"name": v.state.seats[5].name, "result": "human"}, "ja"))
+    v.talk(7, "おはようございます")
+    return v
+
+
+def view_of(state: GameState, v: Village, seat: int) -> BotView:
+    lines = [e for e in v.events if isinstance(e, Post)]
+    view = bot_view(state, seat, lines, v.rules, v.now)
+    assert view is not None
+    return view
+
+
+def hidden_to(view: BotView) -> list[int]:
+    """Seats whose role the viewer does not know and about which it holds no result."""
+    told = {r.target for r in view.me.results}
+    return [
+        s.no
+        for s in view.seats
+        if s.role is None and s.no not in told and s.no != view.me.seat_no and s.alive
+    ]
+
+
+def with_roles(state: GameState, roles: dict[int, Role]) -> GameState:
+    new = state.clone()
+    new.seats = [dataclasses.replace(s, role=roles.get(s.no, s.role)) for s in new.seats]
+    return new
+
+
+@pytest.mark.parametrize("strategy", sorted(bots.STRATEGIES))
+@pytest.mark.parametrize("seat", [3, 6, 1])  # the seer, a villager, a wolf
+def test_the_same_view_with_the_hidden_roles_permuted_gives_the_same_decision(strategy, seat):
+    v = day_two()
+    view = view_of(v.state, v, seat)
+    hidden = hidden_to(view)
+    assert len(hidden) >= 3
+    roles = {no: v.state.seat(no).role for no in hidden}  # type: ignore[union-attr]
+    tried = 0
+    for order in list(permutations(hidden))[:40]:
+        permuted = with_roles(
+            v.state, {no: roles[old] for no, old in zip(hidden, order, strict=True)}
+        )
+        other = view_of(permuted, v, seat)
+        if other != view:  # a permutation that shows: not the same view (never, here)
+            continue
+        tried += 1
+        decide = bots.STRATEGIES[strategy]
+        assert decide(view, random.Random(7)) == decide(other, random.Random(7))
+    assert tried >= 10
+
+
+def test_a_seers_view_changes_when_the_seat_it_divined_changes_role():
+    """The property above is not empty: what a seat knows does reach its view."""
+    v = day_two()
+    view = view_of(v.state, v, 3)
+    swapped = with_roles(v.state, {6: Role.WOLF, 1: Role.VILLAGER})
+    assert view_of(swapped, v, 3) != view
+
+
+def test_bots_act_only_within_the_rules_at_night():
+    v = village(ROLES, seed=1)
+    for seat in range(1, 12):
+        view = view_of(v.state, v, seat)
+        for strategy in bots.STRATEGIES.values():
+            for command in strategy(view, random.Random(seat)):
+                assert isinstance(command, Act)
+                assert command.ability in view.duties
+                assert seat not in command.targets
+                if command.ability == "attack":
+                    assert set(command.targets).isdisjoint({1, 2})
+    v.act(1, Ability.ATTACK, 11)
+    v.act(3, Ability.DIVINE, 6)
+    view = view_of(v.state, v, 5)  # the guard guards from night 2 only
+    assert view.phase is Phase.DAY and "guard" not in view.duties
+
+
+def test_a_dead_bot_decides_nothing():
+    v = day_two()
+    view = view_of(v.state, v, 11)
+    assert not view.me.alive
+    for strategy in bots.STRATEGIES.values():
+        assert strategy(view, random.Random(1)) == []
+
+
+def test_the_reasoning_bot_greets_then_votes_and_a_villager_follows_a_lone_seer():
+    v = day_two()
+    v.talk(3, word("seer_result", {"name": v.state.seats[1].name, "result": "wolf"}, "ja"))
+    decide = bots.STRATEGIES["reasoning"]
+    first = decide(view_of(v.state, v, 6), random.Random(1))
+    assert [type(c) for c in first] == [Say]  # a greeting; the vote waits for the claims
+    v.talk(6, word(first[0].key, first[0].params, "ja"))  # type: ignore[union-attr]
+    second = decide(view_of(v.state, v, 6), random.Random(1))
+    assert second[-1] == Vote(2)  # the seer called seat 2 a wolf
+    assert isinstance(second[0], Say) and second[0].key == "vote_black"
+
+
+def test_claims_are_read_back_in_either_language():
+    for language in ("ja", "en"):
+        text = word("seer_claim", {"name": "ハルカ(ボット)", "result": "wolf"}, language)
+        assert seer_readings([text]) == [("ハルカ(ボット)", "wolf")]
+    assert set(LINES) >= {"greet", "seer_claim", "seer_result", "medium_result", "mourn"}

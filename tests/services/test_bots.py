@@ -1,0 +1,192 @@
+"""Bot seats (villages/services/bots.py): filled by the host, played through the services.
+
+The sweep is called directly here (`run_due_bots` and the clock's sweep, as the ticker
+or Celery beat call them); tests/realtime/test_celery_bots.py runs them in real
+processes.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import override_settings
+
+from villages.bots import ACCOUNT_PREFIX
+from villages.engine import game as engine
+from villages.engine.errors import BadRequest, Forbidden
+from villages.models import Icon, Message, Seat, Village
+from villages.services import bots, clock, lifecycle, play
+from villages.services.persist import snapshot_of
+
+pytestmark = [pytest.mark.django_db, pytest.mark.timeout(300)]
+
+FLAGS = ("cupid", "poison", "decider", "authority", "hide_roles_in_heaven", "dummy_boy")
+
+
+@pytest.fixture(autouse=True)
+def _fast_bots(settings):
+    settings.JINRO_BOT_DELAY = 0
+    settings.JINRO_RATE_LIMIT_ENABLED = False
+    settings.JINRO_ONE_SEAT_PER_IP = False
+    settings.JINRO_MAX_ACTIVE_VILLAGES = 1000
+    if not Icon.objects.choosable().exists():
+        for n in range(3):
+            Icon.objects.create(name=f"icon{n}", static_path=f"icons/{n}.svg")
+
+
+def host(name: str = "host"):
+    return get_user_model().objects.create_user(name, password="x")
+
+
+def play_out(village_id: int, *, looks: int = 3000) -> Village:
+    """Sweep (bots, then deadlines) until the game is over."""
+    for _ in range(looks):
+        village = Village.objects.get(pk=village_id)
+        if village.status == Village.Status.ENDED:
+            return village
+        if not bots.run_due_bots():
+            clock.sweep_due_villages()
+    raise AssertionError(f"village {village_id} never ended")
+
+
+def test_the_host_fills_the_empty_seats_with_bots_that_vote_to_start_at_once():
+    owner = host()
+    village = lifecycle.create_village(user=owner, name="練習", capacity=8)
+    person = host("person")
+    icon = Icon.objects.choosable().first()
+    lifecycle.sit(village_id=village.pk, user=person, handle_name="ひと", icon_id=icon.pk)
+    seats = bots.add_bots(village_id=village.pk, user=owner)
+    assert len(seats) == 7
+    rows = Seat.objects.filter(village=village, kicked=False).order_by("seat_no")
+    marked = [r.handle_name for r in rows if r.bot]
+    assert len(marked) == 7 and all(n.endswith(engine.BOT_MARK) for n in marked)
+    assert all(r.start_voted for r in rows if r.bot)
+    assert all(r.user.username.startswith(ACCOUNT_PREFIX) for r in rows if r.bot)
+    village.refresh_from_db()
+    assert village.practice and village.status == Village.Status.WAITING
+    lifecycle.vote_start(village_id=village.pk, user=person)
+    village.refresh_from_db()
+    assert village.status == Village.Status.PLAYING
+
+
+def test_only_the_host_or_staff_adds_bots_and_never_past_the_empty_seats():
+    owner = host()
+    village = lifecycle.create_village(user=owner, name="練習", capacity=8)
+    with pytest.raises(Forbidden):
+        bots.add_bots(village_id=village.pk, user=host("stranger"), count=1)
+    with pytest.raises(BadRequest):
+        bots.add_bots(village_id=village.pk, user=owner, count=9)
+    with pytest.raises(BadRequest):
+        bots.add_bots(village_id=village.pk, user=owner, count=1, strategy="cheater")
+    staff = get_user_model().objects.create_user("staff", password="x", is_staff=True)
+    assert len(bots.add_bots(village_id=village.pk, user=staff, count=3)) == 3
+    assert Village.objects.get(pk=village.pk).status == Village.Status.WAITING
+
+
+def test_a_person_may_not_wear_the_bot_mark():
+    owner = host()
+    village = lifecycle.create_village(user=owner, name="練習", capacity=8)
+    icon = Icon.objects.choosable().first()
+    with pytest.raises(BadRequest):
+        lifecycle.sit(
+            village_id=village.pk, user=owner, handle_name=f"偽物{engine.BOT_MARK}", icon_id=icon.pk
+        )
+
+
+def test_staff_remove_a_bot_seat_before_the_start_and_the_village_is_no_longer_practice():
+    owner = host()
+    staff = get_user_model().objects.create_user("staff", password="x", is_staff=True)
+    village = lifecycle.create_village(user=owner, name="練習", capacity=8)
+    (seat,) = bots.add_bots(village_id=village.pk, user=owner, count=1)
+    assert Village.objects.get(pk=village.pk).practice
+    lifecycle.kick_vote(village_id=village.pk, user=staff, target=seat)
+    assert not Village.objects.get(pk=village.pk).practice
+
+
+@pytest.mark.parametrize("players", range(8, 23))
+def test_an_all_bot_village_plays_to_a_winner_without_a_sudden_death(players):
+    rng = random.Random(players)
+    options = {name: rng.random() < 0.5 for name in FLAGS}
+    if rng.random() < 0.3:
+        options["time"] = {"mode": "realtime", "day_seconds": 600, "night_seconds": 600}
+    owner = host()
+    village = lifecycle.create_village(
+        user=owner, name="全員ボット", capacity=players, options=options
+    )
+    strategy = "random" if players % 3 == 0 else "reasoning"
+    bots.add_bots(village_id=village.pk, user=owner, strategy=strategy)
+    ended = play_out(village.pk)
+    assert ended.winner and not ended.abandoned, ended.winner
+    causes = Counter(Seat.objects.filter(village=ended).values_list("death_cause", flat=True))
+    assert causes["sudden"] == 0, causes
+    assert not Seat.objects.filter(village=ended, bot_next_at__isnull=False).exists()
+
+
+def test_reasoning_bots_talk_claim_and_say_whom_they_vote_for():
+    owner = host()
+    village = lifecycle.create_village(user=owner, name="会話", capacity=12)
+    bots.add_bots(village_id=village.pk, user=owner)
+    play_out(village.pk)
+    talk = list(
+        Message.objects.filter(village=village, kind="talk", day__gte=2).values_list(
+            "text", flat=True
+        )
+    )
+    assert any("に投票します" in t for t in talk)
+    assert any("占いCOします" in t for t in talk)  # the seer, or a wolf pretending
+
+
+@override_settings(LANGUAGE_CODE="en")
+def test_the_bots_lines_follow_the_sites_language():
+    owner = host()
+    village = lifecycle.create_village(user=owner, name="english", capacity=8)
+    bots.add_bots(village_id=village.pk, user=owner)
+    play_out(village.pk)
+    talk = Message.objects.filter(village=village, kind="talk").values_list("text", flat=True)
+    assert any("I vote for" in t for t in talk) and not any("投票します" in t for t in talk)
+
+
+def test_a_bot_never_acts_for_another_seat_nor_after_its_death(monkeypatch):
+    owner = host()
+    village = lifecycle.create_village(user=owner, name="監視", capacity=10)
+    bots.add_bots(village_id=village.pk, user=owner)
+    acts: list[tuple[str, int, bool]] = []
+    real_talk, real_vote, real_act = play.post_message, play.vote, play.night_action
+
+    def record(kind, real):
+        def call(*, village_id, user, **kwargs):
+            loaded = snapshot_of(village_id)
+            row = loaded.seat_of_user(user.pk)
+            seat = loaded.state.seat(row.seat_no)
+            acts.append((kind, user.pk, row.user_id == user.pk and seat.alive))
+            return real(village_id=village_id, user=user, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(play, "post_message", record("talk", real_talk))
+    monkeypatch.setattr(play, "vote", record("vote", real_vote))
+    monkeypatch.setattr(play, "night_action", record("act", real_act))
+    play_out(village.pk)
+    assert acts and all(ok for _, _, ok in acts), [a for a in acts if not a[2]]
+    dead = set(Seat.objects.filter(village=village, alive=False).values_list("user_id", flat=True))
+    assert dead  # someone died, and each of them acted only while alive (checked above)
+
+
+def test_two_sweepers_claiming_the_same_bots_make_each_look_once(monkeypatch):
+    owner = host()
+    village = lifecycle.create_village(user=owner, name="競争", capacity=8)
+    bots.add_bots(village_id=village.pk, user=owner)
+    assert Seat.objects.filter(village=village, bot_next_at__isnull=False).count() == 8
+    looked: list[int] = []
+
+    def look(pk):  # records the look and changes nothing, so nobody is woken again
+        looked.append(pk)
+        if len(looked) == 1:  # a second sweeper runs while the first one works
+            bots.run_due_bots()
+
+    monkeypatch.setattr(bots, "act", look)
+    bots.run_due_bots()
+    assert sorted(looked) == sorted(set(looked)) and len(looked) == 8

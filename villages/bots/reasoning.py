@@ -1,0 +1,217 @@
+"""A bot that reasons a little, as a beginner would.
+
+It reads the seer claims and readings said in the log, trusts a lone seer it has no
+reason to doubt (a claim that calls it a wolf while it knows itself human, or that
+contradicts its own readings, is a lie), and votes for a wolf it knows, then for a liar,
+then at random among those it cannot clear. A seer claims and gives its readings, a
+medium its results; a wolf hides, votes with the village's suspicion away from its
+pack, and sometimes claims seer falsely. Each day it says a few lines, one per look,
+and votes at its second look — at its first if it has a claim to make, if the time is up
+or short — so that it has heard the claims and never dies of sudden death.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from villages.engine.events import MessageKind
+from villages.engine.roles import Role
+from villages.engine.state import Phase
+
+from .commands import Act, Command, Say, Vote
+from .legal import cupid_pair, night_targets, vote_targets
+from .lines import seer_readings
+from .view import BotView
+
+NAME = "reasoning"
+FALSE_CLAIM_CHANCE = 0.3  # a wolf's chance to claim seer on the first day nobody has
+CLAIMER_ATTACK_CHANCE = 0.6  # the wolves' chance to bite a seer that spoke up
+HURRY_SECONDS = 60  # in real time, a bot with less left than this votes at once
+
+
+@dataclass(frozen=True)
+class Reading:
+    claimer: int
+    target: int
+    result: str  # "wolf" | "human"
+
+
+def decide(view: BotView, rng: random.Random) -> list[Command]:
+    if not view.me.alive:
+        return []
+    if view.phase is Phase.NIGHT:
+        return _night(view, rng)
+    if view.phase is Phase.DAY:
+        return _day(view, rng)
+    return []
+
+
+# --- What the log says ------------------------------------------------------------------
+
+
+def _readings(view: BotView) -> list[Reading]:
+    found = []
+    for line in view.lines:
+        if line.kind is not MessageKind.TALK or line.seat_no is None:
+            continue
+        for name, result in seer_readings([line.text]):
+            target = view.seat_named(name)
+            if target is not None and target.no != line.seat_no:
+                found.append(Reading(line.seat_no, target.no, result))
+    return found
+
+
+def _own_readings(view: BotView) -> dict[int, str]:
+    """Seat → "wolf" | "human" from the bot's own divinations and medium results."""
+    return {r.target: r.result for r in view.me.results if r.result is not None}
+
+
+def _liars(view: BotView, readings: list[Reading]) -> set[int]:
+    me, mine = view.me, _own_readings(view)
+    liars = set()
+    for r in readings:
+        if r.claimer == me.seat_no:
+            continue
+        wrong_about_me = r.target == me.seat_no and r.result == "wolf" and me.role is not Role.WOLF
+        against_mine = r.target in mine and mine[r.target] != r.result
+        if wrong_about_me or against_mine or (me.role is Role.SEER and r.claimer != me.seat_no):
+            liars.add(r.claimer)
+    return liars
+
+
+def _trusted(view: BotView, readings: list[Reading], liars: set[int]) -> set[int]:
+    """A lone claimer not known to lie is followed; two or more, none."""
+    claimers = {r.claimer for r in readings if r.claimer != view.me.seat_no} - liars
+    return claimers if len(claimers) == 1 else set()
+
+
+# --- Day ----------------------------------------------------------------------------------
+
+
+def _vote_choice(view: BotView, rng: random.Random) -> tuple[int, str]:
+    """(target, the line that says why)."""
+    me = view.me
+    allowed = set(vote_targets(view))
+    if me.role is Role.WOLF:
+        pack = set(me.partners)
+        claimers = {r.claimer for r in _readings(view)} & allowed - pack
+        accusers = {r.claimer for r in _readings(view) if r.target in pack | {me.seat_no}}
+        pick = sorted((accusers & allowed) - pack) or sorted(claimers)
+        if pick:
+            return rng.choice(pick), "vote_doubt"
+        return rng.choice(sorted(allowed - pack) or sorted(allowed)), "vote_hunch"
+    readings = _readings(view)
+    liars = _liars(view, readings)
+    trusted = _trusted(view, readings, liars)
+    verdicts = dict(_own_readings(view))
+    for r in readings:
+        if r.claimer in trusted:
+            verdicts.setdefault(r.target, r.result)
+    wolves = sorted(no for no, result in verdicts.items() if result == "wolf" and no in allowed)
+    if wolves:
+        return rng.choice(wolves), "vote_black"
+    lying = sorted(liars & allowed)
+    if lying:
+        return rng.choice(lying), "vote_doubt"
+    cleared = {no for no, result in verdicts.items() if result == "human"} | trusted
+    unknown = sorted(allowed - cleared)
+    return rng.choice(unknown or sorted(allowed)), "vote_hunch"
+
+
+def _claim_lines(view: BotView, rng: random.Random) -> list[Say]:
+    me = view.me
+    said_before = any(
+        line.seat_no == me.seat_no and seer_readings([line.text]) for line in view.lines
+    )
+    if me.role is Role.SEER:
+        latest = [r for r in me.results if r.ability == "divine" and r.result]
+        if latest:
+            r = latest[-1]
+            key = "seer_result" if said_before else "seer_claim"
+            return [Say(key, {"name": view.seat(r.target).name, "result": r.result or ""})]
+    if me.role is Role.MEDIUM:
+        latest = [r for r in me.results if r.ability == "medium" and r.day == view.day - 1]
+        if latest:
+            r = latest[-1]
+            return [
+                Say("medium_result", {"name": view.seat(r.target).name, "result": r.result or ""})
+            ]
+    if me.role is Role.WOLF:
+        nobody_claimed = not _readings(view)
+        if said_before or (nobody_claimed and rng.random() < FALSE_CLAIM_CHANCE):
+            pack = set(me.partners) | {me.seat_no}
+            others = [s for s in view.living if s.no not in pack]
+            if others:
+                target = rng.choice(others)
+                key = "seer_result" if said_before else "seer_claim"
+                return [Say(key, {"name": target.name, "result": "human"})]
+    return []
+
+
+def _day(view: BotView, rng: random.Random) -> list[Command]:
+    """One line per look, in a plan that only grows through the day: a claim (or a
+    greeting), then whom it votes for and why, then a word for the night's victim."""
+    me = view.me
+    said = len(view.my_lines_today())
+    plan = _claim_lines(view, rng)
+    claims = bool(plan)
+    if not claims:
+        plan.append(Say("greet" if rng.random() < 0.5 else "greet_quiet"))
+    short = view.seconds_left is not None and view.seconds_left < HURRY_SECONDS
+    target, reason = (None, "vote_hunch")
+    if "vote" in view.duties and (said or claims or view.time_up or short):
+        target, reason = _vote_choice(view, rng)
+    voted = target if target is not None else me.vote
+    if voted is not None:
+        plan.append(Say(reason, {"name": view.seat(voted).name}))
+    plan += [
+        Say("mourn", {"name": s.name})
+        for s in view.seats
+        if not s.alive and not s.dummy and s.no != me.seat_no and _died_last_night(view, s.no)
+    ][:1]
+    out: list[Command] = []
+    if said < len(plan):
+        out.append(plan[said])
+    if target is not None:
+        out.append(Vote(target))
+    return out
+
+
+def _died_last_night(view: BotView, no: int) -> bool:
+    """A dead seat that this morning's system lines name (the night's victims)."""
+    name = view.seat(no).name
+    return any(
+        line.kind is MessageKind.SYSTEM and line.day == view.day and name in line.text
+        for line in view.lines
+    )
+
+
+# --- Night --------------------------------------------------------------------------------
+
+
+def _night(view: BotView, rng: random.Random) -> list[Command]:
+    for ability in view.duties:
+        if ability == "cupid":
+            return [Act(ability, cupid_pair(view, rng))]
+        targets = night_targets(view, ability)
+        if not targets:
+            continue
+        return [Act(ability, (_night_target(view, ability, targets, rng),))]
+    return []
+
+
+def _night_target(view: BotView, ability: str, targets: list[int], rng: random.Random) -> int:
+    readings = _readings(view)
+    claimers = sorted({r.claimer for r in readings} & set(targets))
+    if ability == "attack" and claimers and rng.random() < CLAIMER_ATTACK_CHANCE:
+        return rng.choice(claimers)  # a seer that spoke up is in danger
+    if ability == "guard":
+        trusted = sorted(_trusted(view, readings, _liars(view, readings)) & set(targets))
+        if trusted:
+            return trusted[0]
+    if ability == "divine":
+        known = set(_own_readings(view))
+        fresh = [no for no in targets if no not in known]
+        return rng.choice(fresh or targets)
+    return rng.choice(targets)

@@ -1,0 +1,98 @@
+"""What a bot knows: its seat's view, made by the one visibility module, and nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from villages.engine import Rules
+from villages.engine.events import MessageKind
+from villages.engine.night import duties
+from villages.engine.state import GameState, Phase
+from villages.engine.timing import phase_deadline, time_is_up
+from villages.engine.visibility import (
+    MessageLike,
+    MeView,
+    SeatView,
+    me_view,
+    seat_views,
+    see_message,
+)
+
+
+@dataclass(frozen=True)
+class Line:
+    """A line of the log as the bot's seat sees it, with the phase it was said in."""
+
+    day: int
+    phase: Phase
+    kind: MessageKind
+    seat_no: int | None
+    text: str
+
+
+@dataclass(frozen=True)
+class BotView:
+    day: int
+    phase: Phase
+    me: MeView
+    seats: tuple[SeatView, ...]
+    duties: tuple[str, ...]  # what the seat owes now: ("vote",), ("attack",), …
+    lines: tuple[Line, ...]  # oldest first
+    cupid_needs_self: bool  # a small village's cupid must shoot itself and one other
+    time_up: bool  # the phase's time is over (the screen's 時間切れ)
+    seconds_left: float | None  # real-time villages: until the phase ends, as the clock shows
+
+    def seat(self, no: int) -> SeatView:
+        return next(s for s in self.seats if s.no == no)
+
+    @property
+    def living(self) -> list[SeatView]:
+        return [s for s in self.seats if s.alive]
+
+    def seat_named(self, name: str) -> SeatView | None:
+        return next((s for s in self.seats if s.name == name), None)
+
+    def my_lines_today(self) -> list[Line]:
+        return [
+            x
+            for x in self.lines
+            if x.seat_no == self.me.seat_no and x.day == self.day and x.phase is self.phase
+        ]
+
+
+class DatedLine(MessageLike, Protocol):
+    """A message with its day and phase (a model row satisfies it)."""
+
+    day: int
+
+    @property
+    def phase(self) -> str: ...
+
+
+def bot_view(
+    state: GameState, seat_no: int, lines: Iterable[DatedLine], rules: Rules, now: datetime
+) -> BotView | None:
+    """The view of `seat_no` as its player would have it; None if the seat is gone."""
+    me = me_view(state, seat_no)
+    if me is None:
+        return None
+    deadline = phase_deadline(state)
+    seen = []
+    for m in lines:
+        v = see_message(state, seat_no, m)
+        if v is not None:
+            seen.append(Line(m.day, Phase(m.phase), v.kind, v.seat_no, v.text))
+    return BotView(
+        day=state.day,
+        phase=state.phase,
+        me=me,
+        seats=tuple(seat_views(state, seat_no)),
+        duties=duties(state, seat_no),
+        lines=tuple(seen),
+        cupid_needs_self=len(state.seats) < rules.cupid_self_below,
+        time_up=time_is_up(state, now),
+        seconds_left=(deadline - now).total_seconds() if deadline else None,
+    )

@@ -1,0 +1,174 @@
+"""Bot seats: filled by the host, played on the clock through the players' services.
+
+A bot's seat belongs to one of the site's bot accounts (`bot:01` … `bot:22`: a name the
+sign-up form refuses, no password), so that a bot sits, votes, acts and talks through
+exactly the services, rules and visibility of a person. Its pacing is data: every
+change of a practice village gives each living bot a time to look again
+(`Seat.bot_next_at`, JINRO_BOT_DELAY seconds on; `core._wake_bots`); the sweep
+(`run_due_bots`, beside the deadlines) claims each due bot with one compare-and-set,
+so that several workers never make a bot act twice, builds the seat's view, asks its
+strategy and sends the commands.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from datetime import datetime
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import Q
+from django.utils import timezone
+
+from villages import bots
+from villages.bots import ACCOUNT_PREFIX, Act, Say, Vote
+from villages.bots.lines import word
+from villages.engine.errors import BadRequest, Forbidden, RuleError
+from villages.engine.game import BOT_MARK
+from villages.models import Icon, Message, Seat, Village
+
+from . import lifecycle, play
+from .config import rules
+from .errors import NotFound
+from .persist import snapshot_of
+
+logger = logging.getLogger(__name__)
+
+POOL = 22  # the most seats a village has
+NAMES = [
+    "アキラ", "ユウキ", "ハルカ", "ソウタ", "ミサキ", "レン", "ナツキ", "カイト", "サクラ", "リク",
+    "ヒナタ", "コウ", "マユ", "ダイチ", "アオイ", "シン", "ミオ", "タクミ", "ユイ", "ケン",
+    "ノゾミ", "イツキ",
+]  # fmt: skip
+BATCH = 200
+
+
+def _pool() -> list[AbstractBaseUser]:
+    User = get_user_model()
+    names = [f"{ACCOUNT_PREFIX}{n:02d}" for n in range(1, POOL + 1)]
+    have = {u.get_username(): u for u in User.objects.filter(username__in=names)}
+    for name in names:
+        if name not in have:
+            user = User(username=name)
+            user.set_unusable_password()
+            user.save()
+            have[name] = user
+    return [have[n] for n in names]
+
+
+def add_bots(
+    *,
+    village_id: int,
+    user: AbstractBaseUser,
+    count: int | None = None,
+    strategy: str = bots.DEFAULT,
+) -> list[int]:
+    """ボットで空席を埋める (count None) or add `count` bots; returns their seat numbers.
+
+    The village's host or staff, before the start. Each bot sits and votes to start at
+    once; the last of them may start the game.
+    """
+    village = Village.objects.filter(pk=village_id).first()
+    if village is None:
+        raise NotFound("村が見つかりません。")
+    if not (getattr(user, "is_staff", False) or village.created_by_id == user.pk):
+        raise Forbidden("ボットを入れられるのは村を作った人とスタッフだけです。")
+    if strategy not in bots.STRATEGIES:
+        raise BadRequest(f"ボットの戦略は {' / '.join(sorted(bots.STRATEGIES))} のいずれかです。")
+    loaded = snapshot_of(village_id)
+    assert loaded is not None
+    free = loaded.state.capacity - len(loaded.state.seats)
+    wanted = free if count is None else count
+    if wanted < 1 or wanted > free:
+        raise BadRequest(f"ボットは1人から空席の数（{free}）までです。")
+    seated_users = {row.user_id for row in loaded.rows.values()}
+    taken = {seat.name for seat in loaded.state.seats}
+    pool = [u for u in _pool() if u.pk not in seated_users]
+    names = [n for n in NAMES if f"{n}{BOT_MARK}" not in taken]
+    icons = list(Icon.objects.choosable().values_list("pk", flat=True))
+    if not icons:
+        raise BadRequest("ボットに使えるアイコンがありません。")
+    seats = [
+        lifecycle.sit(
+            village_id=village_id,
+            user=bot_user,
+            handle_name=names[n % len(names)],
+            icon_id=icons[(len(taken) + n) % len(icons)],
+            bot=strategy,
+        )
+        for n, bot_user in enumerate(pool[:wanted])
+    ]
+    # All sit before any votes: a full table of votes starts the game.
+    for bot_user in pool[:wanted]:
+        lifecycle.vote_start(village_id=village_id, user=bot_user)
+    return seats
+
+
+def run_due_bots(*, now: datetime | None = None) -> int:
+    """Let every due bot look at its view and act; returns how many looked."""
+    at = now or timezone.now()
+    due = list(
+        Seat.objects.filter(
+            bot_next_at__lte=at,
+            kicked=False,
+            village__status__in=[Village.Status.WAITING, Village.Status.PLAYING],
+        )
+        .exclude(bot="")
+        .order_by("bot_next_at")
+        .values_list("pk", "bot_next_at")[:BATCH]
+    )
+    done = 0
+    for pk, when in due:
+        # The claim: only the sweeper whose update finds the time unchanged goes on.
+        if not Seat.objects.filter(pk=pk, bot_next_at=when).update(bot_next_at=None):
+            continue
+        try:
+            act(pk)
+            done += 1
+        except Exception:
+            logger.exception("bot seat %s failed", pk)
+    # Seats of villages that ended or were deleted meanwhile keep no time.
+    Seat.objects.filter(~Q(bot=""), bot_next_at__isnull=False).exclude(
+        village__status__in=[Village.Status.WAITING, Village.Status.PLAYING]
+    ).update(bot_next_at=None)
+    return done
+
+
+def act(seat_pk: int) -> None:
+    """One look of one bot: its view, its strategy's commands, each through the services."""
+    row = Seat.objects.select_related("user").filter(pk=seat_pk).first()
+    if row is None or row.user is None or not row.bot or row.kicked:
+        return
+    loaded = snapshot_of(row.village_id)
+    if loaded is None or loaded.seat_of_user(row.user_id) is None:
+        return
+    lines = Message.objects.filter(
+        village_id=row.village_id, hidden=False, id__lte=loaded.village.last_line
+    ).order_by("id")
+    view = bots.bot_view(loaded.state, row.seat_no, lines, rules(), timezone.now())
+    if view is None:
+        return
+    strategy = bots.STRATEGIES.get(row.bot, bots.STRATEGIES[bots.DEFAULT])
+    rng = random.Random(f"{loaded.village.seed}:{row.seat_no}:{loaded.village.version}")
+    for command in strategy(view, rng):
+        try:
+            _send(row.village_id, row.user, command)
+        except RuleError as error:  # the village moved on since the look: next time
+            logger.info("bot seat %s: %r refused: %s", seat_pk, command, error)
+
+
+def _send(village_id: int, user: AbstractBaseUser, command: bots.Command) -> None:
+    if isinstance(command, Say):
+        text = word(command.key, command.params, settings.LANGUAGE_CODE)
+        play.post_message(village_id=village_id, user=user, text=text)
+    elif isinstance(command, Vote):
+        play.vote(village_id=village_id, user=user, target=command.target)
+    elif isinstance(command, Act):
+        play.night_action(
+            village_id=village_id,
+            user=user,
+            action=command.ability,
+            targets=list(command.targets),
+        )
