@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest
-from ninja import Field, Router, Status
+from ninja import Field, Query, Router, Status
 
 from jinro_site.apiauth import client_ip, optional_user
 from jinro_site.apischema import ANY, READ, Body, answers, limits
@@ -66,8 +66,12 @@ def me(request: HttpRequest) -> Json:
 
 @router.get(
     "/users/{username}/history",
-    response=answers({200: Json}, *READ),
+    response=answers({200: Json}, 400, *READ),
     summary="Finished games and statistics",
 )
-def history(request: HttpRequest, username: str) -> Json:
-    return selectors.history(username)
+def history(
+    request: HttpRequest,
+    username: str,
+    practice: bool = Query(False, description="count practice games (with bots) in the stats"),
+) -> Json:
+    return selectors.history(username, include_practice=practice)

@@ -23,6 +23,7 @@ class Game(TypedDict):
     team: str
     won: bool
     survived: bool
+    practice: bool  # a practice village (bot seats)
 
 
 class Tally(TypedDict):
@@ -44,9 +45,10 @@ class History(TypedDict):
     stats: Stats
 
 
-def history(username: str) -> History:
+def history(username: str, *, include_practice: bool = False) -> History:
     """API.md's history: the finished games (abandoned ones are not games) and their
-    statistics. Each result is the engine's (`outcome.result_of`)."""
+    statistics. Each result is the engine's (`outcome.result_of`). Practice games (with
+    bots) are listed, but count in the statistics only with `include_practice`."""
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
         raise NotFound("そのユーザーはいません。")
@@ -80,8 +82,11 @@ def history(username: str) -> History:
                 team=result.team.value,
                 won=result.won,
                 survived=result.survived,
+                practice=village.practice,
             )
         )
+        if village.practice and not include_practice:
+            continue
         wins += result.won
         sudden += row.death_cause == "sudden"
         for bucket in (by_role[row.role], by_team[result.team.value]):
@@ -91,7 +96,7 @@ def history(username: str) -> History:
         username=user.get_username(),
         games=games,
         stats=Stats(
-            games=len(games),
+            games=sum(1 for g in games if include_practice or not g["practice"]),
             wins=wins,
             by_role=dict(by_role),
             by_team=dict(by_team),

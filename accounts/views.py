@@ -136,8 +136,9 @@ def profile(request: HttpRequest) -> HttpResponse:
 
 
 def history(request: HttpRequest, username: str) -> HttpResponse:
+    practice = request.GET.get("practice") == "1"
     try:
-        data = selectors.history(username)
+        data = selectors.history(username, include_practice=practice)
     except RuleError as exc:
         return render(
             request, "villages/error.html", {"error": error_text(exc.message)}, status=404
@@ -162,6 +163,8 @@ def history(request: HttpRequest, username: str) -> HttpResponse:
         "accounts/history.html",
         {
             "username": data["username"],
+            "practice": practice,
+            "has_practice": any(g["practice"] for g in games),
             "games": games,
             "stats": stats,
             "win_rate": round(100 * stats["wins"] / stats["games"]) if stats["games"] else 0,

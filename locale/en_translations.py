@@ -394,6 +394,53 @@ EN = {
     "恋人たち": "The lovers",
     "その人は村から追い出されました。": "That player was kicked out of the village.",
     "キック投票しました。": "Your kick vote is counted.",
+    "ボット": "Bot",
+    "練習村": "Practice village",
+    "ボットで空席を埋める": "Fill the empty seats with bots",
+    "ボットを": "Add",
+    "人追加": "bot(s)",
+    "練習村（ボットの席があります）": "Practice village (it has bot seats)",
+    "表示": "Show",
+    "すべて": "All",
+    "通常の村": "Regular villages",
+    "練習村（ボットあり）": "Practice villages (with bots)",
+    "ボットの席": "Bot seats",
+    "作成と同時にこの数の席をボットで埋めます（練習村）。": (
+        "Fills this many seats with bots at once (a practice village)."
+    ),
+    "ボットの席は空席の数までです。": "There cannot be more bots than empty seats.",
+    "練習村を含めた成績です。": "These figures include practice villages.",
+    "練習村を除く": "Leave out practice villages",
+    "練習村（ボットあり）の対戦は成績に含めていません。": (
+        "Games in practice villages (with bots) are not counted here."
+    ),
+    "練習村を含める": "Count practice villages",
+    "（練習村）": "(practice)",
+    "%(date)sまで": "until %(date)s",
+    "無期限": "with no end",
+    "このアカウントは「%(kind)s」を停止されています（理由: %(reason)s、%(until)s）。": (
+        "This account may not %(kind)s (reason: %(reason)s; %(until)s)."
+    ),
+    "村の作成": "create villages",
+    "村への参加と投票・行動": "join, vote and act in villages",
+    "理由": "Reason",
+    "期限": "Until",
+    "空欄は無期限": "Leave it empty for no end",
+    "利用停止": "Ban",
+    "接続が切れました。つなぎ直しています…": "The connection was lost. Reconnecting…",
+    "この村から退出させられました。": "You were removed from this village.",
+    "この村から退出させられました。この村にはもう参加できません。": (
+        "You were removed from this village and may not join it again."
+    ),
+    "この村はもう参加者を募集していません。": "This village no longer takes players.",
+    "システム用": "Reserved for the system",
+    "このアカウントは利用停止中です。": "This account is banned.",
+    "保存できませんでした。管理者に連絡してください。": (
+        "It could not be saved. Please tell the site's staff."
+    ),
+    "%(time)sまで": "until %(time)s",
+    "%(name)sさんに投票済み": "Voted for %(name)s",
+    "（%(name)sさんの選択）": "(%(name)s's choice)",
 }
 
 

@@ -72,6 +72,7 @@ def test_every_spec_setting_has_its_default():
         "JINRO_MAX_ACTIVE_VILLAGES": 10,
         "JINRO_RATE_LIMIT_ENABLED": True,
         "JINRO_SWEEP_INTERVAL": 1,
+        "JINRO_BOT_DELAY": 2,
     }
     defaults = django_settings.JINRO_DEFAULTS
     assert {name: defaults[name] for name in expected} == expected

@@ -25,6 +25,7 @@ OPTION_NAMES = {
     "alive",
     "dead",
     "voted",
+    "practice",
 }
 REPO_STATIC = Path(__file__).resolve().parent.parent / "static"
 

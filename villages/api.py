@@ -10,9 +10,10 @@ from ninja import Field, Query, Router, Status
 
 from jinro_site.apiauth import client_ip, optional_user, require_user
 from jinro_site.apischema import READ, WRITE, Body, Int, answers, limits
-from villages import selectors
+from villages import bots, selectors
 from villages.engine import MAX_PLAYERS, MIN_PLAYERS
 from villages.models import Icon
+from villages.services import bots as bot_seats
 from villages.services import lifecycle, play
 from villages.services.config import rules
 
@@ -57,6 +58,17 @@ class SeatIn(Body):
     handle_name: str = Field(..., **limits(min_length=1, max_length=40, pattern=NOT_BLANK))
     icon: Int = Field(..., description="an id from GET icons", **limits(ge=1))
     trip: str = Field("", **limits(max_length=64))
+
+
+class BotsIn(Body):
+    count: Int | None = Field(
+        None, description="how many bots (none: every empty seat)", **limits(ge=1, le=MAX_PLAYERS)
+    )
+    strategy: str = Field(
+        bots.DEFAULT,
+        description="how the bots play",
+        **limits(pattern="^(" + "|".join(sorted(bots.STRATEGIES)) + ")$"),
+    )
 
 
 class KickIn(Body):
@@ -179,6 +191,21 @@ def sit(request: HttpRequest, village_id: int, payload: SeatIn) -> Status[Json]:
 def leave(request: HttpRequest, village_id: int) -> Status[None]:
     lifecycle.leave(village_id=village_id, user=require_user(request))
     return Status(204, None)
+
+
+@router.post(
+    "/villages/{village_id}/bots",
+    response=answers({201: Json}, *WRITE),
+    summary="Fill empty seats with bots (the host or staff, before the start)",
+)
+def add_bots(request: HttpRequest, village_id: int, payload: BotsIn) -> Status[Json]:
+    seat_nos = bot_seats.add_bots(
+        village_id=village_id,
+        user=require_user(request),
+        count=payload.count,
+        strategy=payload.strategy,
+    )
+    return Status(201, {"seat_nos": seat_nos})
 
 
 @command("start-vote", "Vote to start")

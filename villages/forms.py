@@ -36,9 +36,20 @@ class CreateVillageForm(forms.Form):
     authority = forms.BooleanField(label=_("権力者"), required=False)
     hide_roles_in_heaven = forms.BooleanField(label=_("霊界で配役を公開しない"), required=False)
     dummy_boy = forms.BooleanField(label=_("身代わり君"), required=False)
+    bots = forms.IntegerField(
+        label=_("ボットの席"),
+        min_value=0,
+        max_value=MAX_PLAYERS,
+        initial=0,
+        required=False,
+        help_text=_("作成と同時にこの数の席をボットで埋めます（練習村）。"),
+    )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        bots, capacity = data.get("bots") or 0, data.get("capacity")
+        if capacity and bots > capacity - (1 if data.get("dummy_boy") else 0):
+            self.add_error("bots", _("ボットの席は空席の数までです。"))
         if data.get("realtime"):
             for name in ("day_minutes", "night_minutes"):
                 if data.get(name) is None and name not in self.errors:

@@ -560,6 +560,20 @@ def _opt_voted() -> list[str]:
     ]
 
 
+def _opt_practice() -> list[str]:
+    # A practice village (bot seats): a small robot's head with an antenna.
+    return [
+        _line("M12 3.5V7", "#4f6a8a", 1.4),
+        _el("circle", cx=12, cy=3, r=1.4, fill="#f29a38"),
+        _el("rect", x=4.5, y=7, width=15, height=12, rx=3, fill="#cfe3f5", stroke="#4f6a8a"),
+        _el("circle", cx=9, cy=12, r=1.8, fill="#2d4661"),
+        _el("circle", cx=15, cy=12, r=1.8, fill="#2d4661"),
+        _line("M9 16H15", "#2d4661", 1.4),
+        _el("rect", x=2.5, y=11, width=2, height=4, rx=0.8, fill="#4f6a8a"),
+        _el("rect", x=19.5, y=11, width=2, height=4, rx=0.8, fill="#4f6a8a"),
+    ]
+
+
 # name -> (Japanese title, drawing)
 OPTION_ICONS: dict[str, tuple[str, Callable[[], list[str]]]] = {
     "realtime": ("リアルタイム制", _opt_realtime),
@@ -572,6 +586,7 @@ OPTION_ICONS: dict[str, tuple[str, Callable[[], list[str]]]] = {
     "alive": ("生存", _opt_alive),
     "dead": ("死亡", _opt_dead),
     "voted": ("投票済み", _opt_voted),
+    "practice": ("練習村（ボットあり）", _opt_practice),
 }
 
 

@@ -42,6 +42,7 @@ class VillageDict(TypedDict):
     created_at: str | None
     winner: str | None
     abandoned: bool
+    practice: bool
     options_in_force: dict[str, Any] | None
 
 
@@ -73,6 +74,7 @@ class SeatDict(TypedDict):
     icon_url: str | None
     trip: str
     dummy: bool
+    bot: bool
     alive: bool
     role: str | None
     sub_roles: list[str] | None
@@ -164,6 +166,7 @@ def village_dict(village: Village) -> VillageDict:
         "created_at": _iso(village.created_at),
         "winner": village.winner or None,
         "abandoned": village.abandoned,
+        "practice": village.practice,
         # From the start: the options in force (one whose minimum was not met is off).
         "options_in_force": (village.game or {}).get("active"),
     }
@@ -330,6 +333,7 @@ def _seats(loaded: Loaded, viewer: int | None) -> list[SeatDict]:
                     "icon_url": row["icon_url"],
                     "trip": row["trip"],
                     "dummy": sv.dummy,
+                    "bot": sv.bot,
                     "alive": sv.alive,
                     "role": sv.role.value if sv.role else None,
                     "sub_roles": sorted(s.value for s in sv.sub_roles)

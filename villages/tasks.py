@@ -12,11 +12,9 @@ from jinro_site.runtime import run_sync_on_loop
 def run_sweep() -> None:
     """The one sweep entry point of both runtimes (embedded ticker and Celery beat)."""
     # Imported per call: the clock service imports models, and tests patch the module.
-    from villages.services.bots import run_due_bots
     from villages.services.clock import sweep_due_villages
 
     sweep_due_villages()
-    run_due_bots()
 
 
 @shared_task(name="villages.tasks.sweep", ignore_result=True)

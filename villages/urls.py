@@ -18,6 +18,7 @@ urlpatterns = [
     path("villages/<int:village_id>/act/", screen.act, name="act"),
     path("villages/<int:village_id>/kick/", screen.kick, name="kick"),
     path("villages/<int:village_id>/start/", screen.start_vote, name="start_vote"),
+    path("villages/<int:village_id>/bots/", screen.add_bots, name="add_bots"),
     path("villages/<int:village_id>/leave/", screen.leave, name="leave"),
     path("villages/<int:village_id>/objection/", screen.objection, name="objection"),
     path("villages/<int:village_id>/prefs/", screen.set_prefs, name="prefs"),

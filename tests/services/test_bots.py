@@ -16,7 +16,7 @@ from django.test import override_settings
 
 from villages.bots import ACCOUNT_PREFIX
 from villages.engine import game as engine
-from villages.engine.errors import BadRequest, Forbidden
+from villages.engine.errors import BadRequest, Forbidden, VillageFull, WrongPhase
 from villages.models import Icon, Message, Seat, Village
 from villages.services import bots, clock, lifecycle, play
 from villages.services.persist import snapshot_of
@@ -77,13 +77,16 @@ def test_only_the_host_or_staff_adds_bots_and_never_past_the_empty_seats():
     village = lifecycle.create_village(user=owner, name="練習", capacity=8)
     with pytest.raises(Forbidden):
         bots.add_bots(village_id=village.pk, user=host("stranger"), count=1)
-    with pytest.raises(BadRequest):
+    with pytest.raises(VillageFull):
         bots.add_bots(village_id=village.pk, user=owner, count=9)
     with pytest.raises(BadRequest):
         bots.add_bots(village_id=village.pk, user=owner, count=1, strategy="cheater")
     staff = get_user_model().objects.create_user("staff", password="x", is_staff=True)
     assert len(bots.add_bots(village_id=village.pk, user=staff, count=3)) == 3
     assert Village.objects.get(pk=village.pk).status == Village.Status.WAITING
+    bots.add_bots(village_id=village.pk, user=owner)  # the rest: the game starts
+    with pytest.raises(WrongPhase):
+        bots.add_bots(village_id=village.pk, user=staff, count=1)
 
 
 def test_a_person_may_not_wear_the_bot_mark():

@@ -25,7 +25,7 @@ from django.utils import timezone
 from villages import bots
 from villages.bots import ACCOUNT_PREFIX, Act, Say, Vote
 from villages.bots.lines import word
-from villages.engine.errors import BadRequest, Forbidden, RuleError
+from villages.engine.errors import BadRequest, Forbidden, RuleError, VillageFull, WrongPhase
 from villages.engine.game import BOT_MARK
 from villages.models import Icon, Message, Seat, Village
 
@@ -79,10 +79,14 @@ def add_bots(
         raise BadRequest(f"ボットの戦略は {' / '.join(sorted(bots.STRATEGIES))} のいずれかです。")
     loaded = snapshot_of(village_id)
     assert loaded is not None
+    if village.status != Village.Status.WAITING:
+        raise WrongPhase("ボットを入れられるのはゲームの開始前だけです。")
     free = loaded.state.capacity - len(loaded.state.seats)
     wanted = free if count is None else count
-    if wanted < 1 or wanted > free:
-        raise BadRequest(f"ボットは1人から空席の数（{free}）までです。")
+    if wanted < 1:
+        raise BadRequest("ボットは1人以上です。")
+    if wanted > free:
+        raise VillageFull(f"空席は{free}席です。")
     seated_users = {row.user_id for row in loaded.rows.values()}
     taken = {seat.name for seat in loaded.state.seats}
     pool = [u for u in _pool() if u.pk not in seated_users]

@@ -19,6 +19,7 @@ from villages.engine import game as engine
 from villages.models import Village
 
 from . import core
+from .bots import run_due_bots
 from .config import rules
 from .errors import NotFound
 from .persist import Loaded
@@ -41,7 +42,8 @@ def tick_village(village_id: int, *, now: datetime | None = None) -> None:
 
 
 def sweep_due_villages(*, now: datetime | None = None) -> int:
-    """Tick every village whose `deadline_at` has come; returns how many were ticked."""
+    """Tick every village whose `deadline_at` has come, then let every bot that is due
+    look at its seat (`bots.run_due_bots`); returns how many villages were ticked."""
     at = now or timezone.now()
     due = list(
         Village.objects.filter(
@@ -60,4 +62,5 @@ def sweep_due_villages(*, now: datetime | None = None) -> int:
             continue
         except Exception:
             logger.exception("sweep of village %s failed", village_id)
+    run_due_bots(now=now)
     return done

@@ -17,6 +17,7 @@ from villages.engine.cast import option_minimums
 from villages.forms import FLAG_OPTIONS, CreateVillageForm, SeatForm
 from villages.infopages.render import render as render_markdown
 from villages.models import InfoPage, Village
+from villages.services import bots as bot_seats
 from villages.services import lifecycle
 from villages.services.config import rules
 
@@ -49,18 +50,32 @@ def _rows(qs) -> list[dict[str, Any]]:
         d["status_label"] = labels.STATUS.get(d["status"], "")
         d["winner_label"] = labels.label(labels.WINNER, d["winner"])
         d["icons"] = option_icons(d["options"])
+        if village.practice:
+            caption = _("練習村（ボットの席があります）")
+            d["icons"].insert(
+                0, {"src": static("villages/options/practice.svg"), "caption": caption}
+            )
         rows.append(d)
     return rows
+
+
+PRACTICE_FILTERS = {"only": True, "none": False}  # ?practice=only|none; anything else: all
 
 
 def index(request: HttpRequest) -> HttpResponse:
     active = selectors.villages().filter(
         status__in=[Village.Status.WAITING, Village.Status.PLAYING]
     )
+    practice = request.GET.get("practice", "")
+    if practice in PRACTICE_FILTERS:
+        active = active.filter(practice=PRACTICE_FILTERS[practice])
+    else:
+        practice = ""
     return render(
         request,
         "villages/index.html",
         {
+            "practice": practice,
             "villages": _rows(active[:100]),
             "recent": _rows(selectors.villages(Village.Status.ENDED)[:5]),
             "pages": InfoPage.objects.filter(published=True),
@@ -141,6 +156,10 @@ def create(request: HttpRequest) -> HttpResponse:
             except RuleError as exc:
                 error = labels.error_text(exc.message)
             else:
+                if form.cleaned_data.get("bots"):
+                    bot_seats.add_bots(
+                        village_id=village.pk, user=request.user, count=form.cleaned_data["bots"]
+                    )
                 return HttpResponseRedirect(f"/villages/{village.pk}/")
     else:
         form = CreateVillageForm()

@@ -31,8 +31,10 @@ from django.views.decorators.http import require_POST
 from accounts.models import REFRESH_CHOICES
 from villages import selectors
 from villages.engine import Phase, RuleError
+from villages.engine.errors import BadRequest
 from villages.forms import PrefsForm, TalkForm
 from villages.screenview import layout, parts_of, speakers
+from villages.services import bots as bot_seats
 from villages.services import lifecycle, play
 from villages.services.config import rules
 from villages.services.errors import NotFound
@@ -407,15 +409,18 @@ def _back(request: HttpRequest, default: str) -> str:
 
 
 def _pane_post(
-    run: Callable[..., object], default: Callable[[int], str]
+    run: Callable[..., object],
+    default: Callable[[int], str],
+    form: Callable[[HttpRequest], dict[str, Any]] = lambda request: {},
 ) -> Callable[[HttpRequest, int], HttpResponse]:
-    """A button of the upper pane: run the service, then go back (or show its error)."""
+    """A button of the upper pane: run the service (with what `form` reads from the
+    request), then go back (or show its error)."""
 
     @require_POST
     @login_required
     def view(request: HttpRequest, village_id: int) -> HttpResponse:
         try:
-            run(village_id=village_id, user=request.user)
+            run(village_id=village_id, user=request.user, **form(request))
         except RuleError as exc:
             try:
                 found = _view(request, village_id)
@@ -430,6 +435,19 @@ def _pane_post(
 start_vote = _pane_post(lifecycle.vote_start, lambda v: f"/villages/{v}/up/")
 leave = _pane_post(lifecycle.leave, lambda v: f"/villages/{v}/")
 objection = _pane_post(play.object_, lambda v: f"/villages/{v}/up/")
+
+
+def _bot_count(request: HttpRequest) -> dict[str, Any]:
+    """ボットで空席を埋める (fill), or the number asked for."""
+    if request.POST.get("fill"):
+        return {"count": None}
+    try:
+        return {"count": int(request.POST.get("count", ""))}
+    except ValueError:
+        raise BadRequest("ボットの人数を数字で入力してください。") from None
+
+
+add_bots = _pane_post(bot_seats.add_bots, lambda v: f"/villages/{v}/up/", _bot_count)
 
 
 @require_POST

@@ -14,6 +14,7 @@ class Local:
     authenticated: bool = False
     kicked: bool = False  # kicked from this village (it may not sit again)
     ban: str = ""  # the notice of the bans in force
+    host: bool = False  # made this village (may fill its empty seats with bots)
 
 
 def local_for(user_id: int | None, loaded: Loaded, user: Any = None) -> Local:
@@ -23,4 +24,9 @@ def local_for(user_id: int | None, loaded: Loaded, user: Any = None) -> Local:
     if user_id is None:
         return Local()
     notice = notice_for(user_id) if user is None or has_bans(user) else ""
-    return Local(authenticated=True, kicked=user_id in loaded.kicked_users, ban=notice)
+    return Local(
+        authenticated=True,
+        kicked=user_id in loaded.kicked_users,
+        ban=notice,
+        host=user_id == loaded.village.created_by_id,
+    )

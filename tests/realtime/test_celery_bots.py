@@ -1,0 +1,84 @@
+"""All-bot villages played to the end by real Celery beats and workers against Redis.
+
+The bots look on the same sweep as the deadlines (`clock.sweep_due_villages`); two beats
+and two workers run at once, so a bot's look is claimed by one of them only. The rules
+are short (processes.SHORT_RULES: a 3-second grace); bots look JINRO_BOT_DELAY = 2 s
+after each change.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+import pytest
+
+from villages.models import Message, Seat, Village
+from villages.services import bots, lifecycle
+
+from .game import make_user
+from .processes import SHORT_RULES, Sweepers
+
+pytestmark = [
+    pytest.mark.services,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.timeout(240),
+]
+
+
+@pytest.fixture(scope="module")
+def sweepers(django_db_setup, tmp_path_factory):
+    running = Sweepers(tmp_path_factory.mktemp("bot-sweepers"))
+    try:
+        running.start_workers(2)
+        running.start_beats(2)
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(autouse=True)
+def short_rules(settings):
+    for name, value in SHORT_RULES.items():
+        setattr(settings, name, value)
+    yield
+    # Nothing left for a sweep in flight to hold while the database is emptied.
+    Village.objects.update(deadline_at=None)
+    Seat.objects.update(bot_next_at=None)
+    time.sleep(1.0)
+
+
+VILLAGES = [
+    (8, {"time": {"mode": "realtime", "day_seconds": 4, "night_seconds": 30}}),
+    (11, {"dummy_boy": True}),
+    (16, {"cupid": True, "decider": True, "authority": True}),
+]
+
+
+def test_all_bot_villages_end_with_a_winner_and_no_sudden_death(sweepers):
+    host = make_user(staff=True)
+    ids = []
+    for players, options in VILLAGES:
+        village = lifecycle.create_village(
+            user=host, name="ボットだけの村", capacity=players, options=options
+        )
+        bots.add_bots(village_id=village.pk, user=host)
+        ids.append(village.pk)
+
+    deadline = time.monotonic() + 200
+    while Village.objects.filter(pk__in=ids).exclude(status=Village.Status.ENDED).exists():
+        assert time.monotonic() < deadline, sweepers.logs()
+        time.sleep(0.5)
+    sweepers.check_alive()
+
+    for village in Village.objects.filter(pk__in=ids):
+        assert village.winner and not village.abandoned, (village.pk, village.winner)
+        causes = Counter(Seat.objects.filter(village=village).values_list("death_cause", flat=True))
+        assert causes["sudden"] == 0, (village.pk, causes)
+        # One look per claim: no bot said the same line twice in a day.
+        said = Counter(
+            Message.objects.filter(village=village, kind="talk").values_list(
+                "seat_no", "day", "text"
+            )
+        )
+        assert max(said.values(), default=1) == 1, [k for k, n in said.items() if n > 1]
