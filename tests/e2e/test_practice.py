@@ -1,0 +1,113 @@
+"""A practice village in a real browser: one person and seven bots play to the end.
+
+The person creates the village with seven bot seats from the create form, sits, and plays
+through the pages; the bots look on the sweep, which this test also runs in a thread of
+its own (with Redis the site process has no ticker: Celery beat is the clock there).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+
+import pytest
+from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
+
+from villages.engine import game as engine
+from villages.models import Message, Seat, Village
+from villages.services import clock, lifecycle
+
+from .players import PASSWORD, Player
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
+
+CAST = {1: "wolf", 2: "wolf", 3: "seer", 4: "villager", 5: "villager", 6: "villager"}
+CAST |= {7: "villager", 8: "villager"}  # the person takes seat 8, a villager
+
+
+@pytest.fixture
+def sweeping(settings):
+    """The sweep every half second, in this process, while the test runs."""
+    settings.JINRO_BOT_DELAY = 1
+    stop = threading.Event()
+
+    def loop() -> None:
+        from django.db import connections
+
+        try:
+            while not stop.wait(0.5):
+                clock.sweep_due_villages()
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    yield
+    stop.set()
+    thread.join(10)
+
+
+def test_one_person_and_seven_bots_play_a_practice_village_to_the_end(
+    site, contexts, shot, sweeping
+):
+    get_user_model().objects.create_user("learner", password=PASSWORD)
+    staff = get_user_model().objects.create_user("staff", password=PASSWORD, is_staff=True)
+    me = Player(site, contexts(), "learner")
+    me.login()
+    page = me.page
+    page.goto(f"{site}/villages/new/")
+    page.fill("#id_name", "はじめての練習村")
+    page.select_option("#id_capacity", "8")
+    page.fill("#id_bots", "7")
+    page.click("#create-form button[type=submit]")
+    page.wait_for_url(re.compile(r"/villages/\d+/$"))
+    village_id = int(re.search(r"/villages/(\d+)/", page.url).group(1))
+
+    page.goto(f"{site}/?practice=only")
+    expect(page.locator("table.villages")).to_contain_text("はじめての練習村")
+    expect(page.locator('table.villages img[src*="practice"]')).to_have_count(1)
+    shot(page, "40-practice-top-page", full_page=True)
+
+    me.sit(village_id, "まなぶ", 0)
+    lifecycle.fix_cast(
+        village_id=village_id,
+        user=staff,
+        roles={str(k): r for k, r in CAST.items()},
+        sub_roles={},
+    )
+    me.open_screen(village_id)
+    me.up.locator("#start-vote").click()
+    deadline = time.monotonic() + 20
+    while Village.objects.get(pk=village_id).status != "playing":
+        assert time.monotonic() < deadline, "the game did not start"
+        time.sleep(0.2)
+    me.open_screen(village_id)
+    assert me.read_role() == "villager"
+    bots = me.lower.locator(".player.bot")
+    expect(bots).to_have_count(7)
+    expect(bots.first.locator(".pname")).to_contain_text(engine.BOT_MARK)
+
+    me.seat_name = "まなぶ"
+    deadline = time.monotonic() + 240
+    claimed = False
+    while Village.objects.get(pk=village_id).status != "ended":
+        assert time.monotonic() < deadline, "the practice village never ended"
+        mine = Seat.objects.get(village_id=village_id, seat_no=8)
+        village = Village.objects.get(pk=village_id)
+        if village.phase == "day" and mine.alive and me.up.locator("a.act-vote").count():
+            me.act("vote")  # the first living seat on the list
+        if not claimed and "占いCOします" in me.lower.locator("#d-log").inner_text():
+            claimed = True
+            shot(page, "41-practice-bot-claim")
+        time.sleep(0.5)
+    me.open_screen(village_id)
+    expect(me.lower.locator(".phase-line")).to_contain_text("終了", timeout=10_000)
+    shot(page, "42-practice-ended", full_page=True)
+
+    ended = Village.objects.get(pk=village_id)
+    assert ended.winner
+    assert not Seat.objects.filter(village=ended, death_cause="sudden").exists()
+    talk = list(Message.objects.filter(village=ended, kind="talk").values_list("text", flat=True))
+    assert any("に投票します" in t for t in talk), talk
