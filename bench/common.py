@@ -191,11 +191,15 @@ class Site:
             self.popen.wait(15)
 
 
-def start_site(work: Path, *args: str, env: dict[str, str] | None = None) -> Site:
-    """`manage.py runsite` (daphne) on the bench's database, without access log or ticker."""
+def start_site(
+    work: Path, *args: str, env: dict[str, str] | None = None, ticker: bool = False
+) -> Site:
+    """`manage.py runsite` (daphne) on the bench's database, without access log (and
+    without the embedded sweep ticker unless asked)."""
     port = free_port()
     log = work / f"site-{port}.log"
-    command = [sys.executable, "manage.py", "runsite", "--no-ticker", "--no-access-log", *args]
+    quiet = ["--no-access-log"] + ([] if ticker else ["--no-ticker"])
+    command = [sys.executable, "manage.py", "runsite", *quiet, *args]
     popen = subprocess.Popen(
         [*command, "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT,
