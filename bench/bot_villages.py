@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import ROOT, start_site
+from common import ROOT, start_celery, start_site
 
 FLAGS = ("cupid", "poison", "decider", "authority", "hide_roles_in_heaven", "dummy_boy")
 NAME = "bench-bots"
@@ -85,16 +85,6 @@ class Tree:
             self.popen.kill()
 
 
-def celery(args: list[str], log: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "jinro_site", *args, "--loglevel=INFO"],
-        cwd=ROOT,
-        env=dict(os.environ),
-        stdout=log.open("wb"),
-        stderr=subprocess.STDOUT,
-    )
-
-
 def service_cpu() -> float:
     """CPU seconds of Redis and every PostgreSQL process (the shared services)."""
     total = 0.0
@@ -148,7 +138,7 @@ def main() -> None:
         processes = [
             Tree(
                 "celery worker",
-                celery(
+                start_celery(
                     ["worker", "--concurrency=1", "--without-gossip", "--without-mingle"],
                     work / "worker.log",
                 ),
@@ -156,7 +146,9 @@ def main() -> None:
             ),
             Tree(
                 "celery beat",
-                celery(["beat", "--schedule", str(work / "beat-schedule")], work / "beat.log"),
+                start_celery(
+                    ["beat", "--schedule", str(work / "beat-schedule")], work / "beat.log"
+                ),
                 work / "beat.log",
             ),
         ]

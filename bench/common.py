@@ -217,6 +217,17 @@ def start_site(
     sys.exit(f"the site on {port} did not start; see {log}")
 
 
+def start_celery(args: list[str], log: Path) -> subprocess.Popen:
+    """`celery -A jinro_site <args>` (a worker or a beat) with this process's environment."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "jinro_site", *args, "--loglevel=INFO"],
+        cwd=ROOT,
+        env=dict(os.environ),
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+    )
+
+
 class Client:
     """A kept-alive HTTP connection to the site."""
 

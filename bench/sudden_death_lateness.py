@@ -22,14 +22,13 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import threading
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from common import bench_users, started_village
+from common import bench_users, start_celery, started_village
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -58,16 +57,6 @@ def setup_django() -> None:
     import django
 
     django.setup()
-
-
-def start(args: list[str], log: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "jinro_site", *args, "--loglevel=INFO"],
-        cwd=ROOT,
-        env=dict(os.environ),
-        stdout=log.open("wb"),
-        stderr=subprocess.STDOUT,
-    )
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -111,11 +100,13 @@ def main() -> None:
 
     log_dir = Path(os.environ.get("BENCH_LOG_DIR", "/tmp")) / f"jinro-sudden-bench-{os.getpid()}"
     log_dir.mkdir(parents=True, exist_ok=True)
-    worker = start(
+    worker = start_celery(
         ["worker", "--concurrency=2", "--without-gossip", "--without-mingle"],
         log_dir / "worker.log",
     )
-    beat = start(["beat", "--schedule", str(log_dir / "beat-schedule")], log_dir / "beat.log")
+    beat = start_celery(
+        ["beat", "--schedule", str(log_dir / "beat-schedule")], log_dir / "beat.log"
+    )
     from jinro_site.celery import app
 
     for _ in range(120):

@@ -278,6 +278,59 @@ async def channel_layer():
     await layer.flush()
 
 
+def restore_icons() -> None:
+    """A transactional test's flush empties tables that migrations filled: put the icons back."""
+    import importlib
+
+    from django.apps import apps
+
+    from villages.models import Icon
+
+    if not Icon.objects.exists():
+        importlib.import_module("villages.migrations.0002_default_icons").add_icons(apps, None)
+
+
+# --- The sweep --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def sweeping(settings):
+    """For a live-site test: the sweep (deadlines, then due bots) every half second in a
+    thread of this process, when the site process has no ticker of its own — with Redis,
+    where Celery beat is the clock (and this process's pushes reach the site's sockets
+    through Redis). On the embedded default the site's ticker sweeps, and this process
+    must not: its pushes would go to its own in-memory layer, never to the site's sockets."""
+    import threading
+
+    from villages.services import clock
+
+    if not os.environ.get("REDIS_URL"):
+        yield
+        return
+    settings.JINRO_BOT_DELAY = 1
+    stop = threading.Event()
+
+    def loop() -> None:
+        from django.db import connections
+
+        try:
+            while not stop.wait(0.5):
+                clock.sweep_due_villages()
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    yield
+    stop.set()
+    thread.join(10)
+    # Nothing left due for another sweeper while the database is emptied.
+    from villages.models import Seat, Village
+
+    Village.objects.update(deadline_at=None)
+    Seat.objects.update(bot_next_at=None)
+
+
 # --- Speed -------------------------------------------------------------------------------------
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import RunningProcess, serve_site
+from tests.conftest import RunningProcess, restore_icons, serve_site
 
 # Playwright's sync API runs an event loop in this thread; the test still uses the ORM.
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
@@ -68,21 +68,9 @@ def site(transactional_db: None, _e2e_process: RunningProcess, settings) -> str:
         "django.contrib.auth.hashers.PBKDF2PasswordHasher",
         "django.contrib.auth.hashers.MD5PasswordHasher",
     ]
-    _restore_icons()
+    restore_icons()
     _e2e_process.check_alive()
     return _e2e_process.url
-
-
-def _restore_icons() -> None:
-    """A transactional test's flush empties tables that migrations filled: put the icons back."""
-    import importlib
-
-    from django.apps import apps
-
-    from villages.models import Icon
-
-    if not Icon.objects.exists():
-        importlib.import_module("villages.migrations.0002_default_icons").add_icons(apps, None)
 
 
 @pytest.fixture(scope="module")

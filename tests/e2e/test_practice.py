@@ -1,14 +1,13 @@
 """A practice village in a real browser: one person and seven bots play to the end.
 
 The person creates the village with seven bot seats from the create form, sits, and plays
-through the pages; the bots look on the sweep, which this test also runs in a thread of
-its own (with Redis the site process has no ticker: Celery beat is the clock there).
+through the pages; the bots look on the site's sweep (with Redis, where Celery beat is the
+clock, this test sweeps: the `sweeping` fixture).
 """
 
 from __future__ import annotations
 
 import re
-import threading
 import time
 
 import pytest
@@ -17,36 +16,15 @@ from playwright.sync_api import expect
 
 from villages.engine import game as engine
 from villages.models import Message, Seat, Village
-from villages.services import clock, lifecycle
+from villages.services import lifecycle
 
 from .players import PASSWORD, Player
+from .test_game_screen import start_game
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
 
 CAST = {1: "wolf", 2: "wolf", 3: "seer", 4: "villager", 5: "villager", 6: "villager"}
 CAST |= {7: "villager", 8: "villager"}  # the person takes seat 8, a villager
-
-
-@pytest.fixture
-def sweeping(settings):
-    """The sweep every half second, in this process, while the test runs."""
-    settings.JINRO_BOT_DELAY = 1
-    stop = threading.Event()
-
-    def loop() -> None:
-        from django.db import connections
-
-        try:
-            while not stop.wait(0.5):
-                clock.sweep_due_villages()
-        finally:
-            connections.close_all()
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    yield
-    stop.set()
-    thread.join(10)
 
 
 def test_one_person_and_seven_bots_play_a_practice_village_to_the_end(
@@ -77,14 +55,8 @@ def test_one_person_and_seven_bots_play_a_practice_village_to_the_end(
         roles={str(k): r for k, r in CAST.items()},
         sub_roles={},
     )
-    me.open_screen(village_id)
-    me.up.locator("#start-vote").click()
-    deadline = time.monotonic() + 20
-    while Village.objects.get(pk=village_id).status != "playing":
-        assert time.monotonic() < deadline, "the game did not start"
-        time.sleep(0.2)
-    me.open_screen(village_id)
-    assert me.read_role() == "villager"
+    start_game([me], village_id)  # the bots voted when they sat
+    assert me.role == "villager"
     bots = me.lower.locator(".player.bot")
     expect(bots).to_have_count(7)
     expect(bots.first.locator(".pname")).to_contain_text(engine.BOT_MARK)

@@ -14,3 +14,19 @@ def _quiet_settings(settings):
     settings.JINRO_RATE_LIMIT_ENABLED = False
     settings.JINRO_ONE_SEAT_PER_IP = False
     settings.JINRO_MAX_ACTIVE_VILLAGES = 1000
+
+
+@pytest.fixture(scope="module")
+def sweepers(django_db_setup, tmp_path_factory):
+    """Two Celery workers and two beats with the short rules (processes.SHORT_RULES), for
+    the tests of one module (two beats are against the deployment rule, which is exactly
+    why the sweep must stand them)."""
+    from .processes import Sweepers
+
+    running = Sweepers(tmp_path_factory.mktemp("sweepers"))
+    try:
+        running.start_workers(2)
+        running.start_beats(2)
+        yield running
+    finally:
+        running.stop()

@@ -8,6 +8,7 @@ after each change.
 
 from __future__ import annotations
 
+import random
 import time
 from collections import Counter
 
@@ -16,29 +17,20 @@ import pytest
 from villages.models import Message, Seat, Village
 from villages.services import bots, lifecycle
 
+from ..conftest import restore_icons
 from .game import make_user
-from .processes import SHORT_RULES, Sweepers
+from .processes import SHORT_RULES
 
 pytestmark = [
     pytest.mark.services,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.timeout(240),
+    pytest.mark.timeout(400),
 ]
-
-
-@pytest.fixture(scope="module")
-def sweepers(django_db_setup, tmp_path_factory):
-    running = Sweepers(tmp_path_factory.mktemp("bot-sweepers"))
-    try:
-        running.start_workers(2)
-        running.start_beats(2)
-        yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture(autouse=True)
 def short_rules(settings):
+    restore_icons()  # an earlier transactional test's flush took the migrations' icons
     for name, value in SHORT_RULES.items():
         setattr(settings, name, value)
     yield
@@ -48,24 +40,33 @@ def short_rules(settings):
     time.sleep(1.0)
 
 
-VILLAGES = [
-    (8, {"time": {"mode": "realtime", "day_seconds": 4, "night_seconds": 30}}),
-    (11, {"dummy_boy": True}),
-    (16, {"cupid": True, "decider": True, "authority": True}),
-]
+FLAGS = ("cupid", "poison", "decider", "authority", "hide_roles_in_heaven", "dummy_boy")
+
+
+def villages() -> list[tuple[int, dict]]:
+    """Every size from 8 to 22, each with a random set of options (seeded); a few in
+    real time with a 20-second day (bots vote at their first look there)."""
+    rng = random.Random(11)
+    found = []
+    for players in range(8, 23):
+        options: dict = {name: rng.random() < 0.4 for name in FLAGS}
+        if rng.random() < 0.25:
+            options["time"] = {"mode": "realtime", "day_seconds": 20, "night_seconds": 30}
+        found.append((players, options))
+    return found
 
 
 def test_all_bot_villages_end_with_a_winner_and_no_sudden_death(sweepers):
     host = make_user(staff=True)
     ids = []
-    for players, options in VILLAGES:
+    for players, options in villages():
         village = lifecycle.create_village(
             user=host, name="ボットだけの村", capacity=players, options=options
         )
         bots.add_bots(village_id=village.pk, user=host)
         ids.append(village.pk)
 
-    deadline = time.monotonic() + 200
+    deadline = time.monotonic() + 360
     while Village.objects.filter(pk__in=ids).exclude(status=Village.Status.ENDED).exists():
         assert time.monotonic() < deadline, sweepers.logs()
         time.sleep(0.5)

@@ -19,7 +19,7 @@ from django.utils import timezone
 from villages.models import Message, Seat, Village
 
 from .game import Game, started_village, to_day_two
-from .processes import SHORT_RULES, Sweepers, wait_for
+from .processes import SHORT_RULES, wait_for
 from .sockets import open_socket
 
 pytestmark = [
@@ -31,17 +31,6 @@ pytestmark = [
 REALTIME = {"time": {"mode": "realtime", "day_seconds": 4, "night_seconds": 60}}
 NON_VOTER = 8
 VOTERS = (1, 2, 3, 5, 6, 7)  # seat 4 was bitten on night 1
-
-
-@pytest.fixture(scope="module")
-def sweepers(django_db_setup, tmp_path_factory):
-    running = Sweepers(tmp_path_factory.mktemp("sweepers"))
-    try:
-        running.start_workers(2)
-        running.start_beats(2)
-        yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture(autouse=True)

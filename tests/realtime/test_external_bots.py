@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
 
 from villages.models import Seat, Village
-from villages.services import bots, clock, lifecycle
+from villages.services import bots, lifecycle
 
-from ..conftest import serve_site
+from ..conftest import restore_icons, serve_site
 from .game import make_user, token_of
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
@@ -33,33 +32,9 @@ def _site_process(django_db_setup, tmp_path_factory):
 
 @pytest.fixture
 def site(transactional_db, _site_process) -> str:
+    restore_icons()
     _site_process.check_alive()
     return _site_process.url
-
-
-@pytest.fixture
-def sweeping(settings):
-    """The sweep in this process too, for the built-in bot (with Redis the site process
-    has no ticker: Celery beat keeps the clock there)."""
-    settings.JINRO_BOT_DELAY = 1
-    stop = threading.Event()
-
-    def loop() -> None:
-        from django.db import connections
-
-        try:
-            while not stop.wait(0.5):
-                clock.sweep_due_villages()
-        finally:
-            connections.close_all()
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    yield
-    stop.set()
-    thread.join(10)
-    Village.objects.update(deadline_at=None)
-    Seat.objects.update(bot_next_at=None)
 
 
 def test_seven_external_bots_and_a_built_in_one_play_to_the_end(site, sweeping, tmp_path):

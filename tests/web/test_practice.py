@@ -42,13 +42,17 @@ def test_a_bad_bot_count_is_told_in_japanese_and_nothing_changes():
     assert "村を作った人とスタッフだけ" in answer.content.decode()
 
 
-def test_a_village_created_with_bots_is_a_practice_village_on_the_top_page():
-    user = get_user_model().objects.create_user("maker", password="pw-Secret-123")
+def create_with_bots(name: str, bots: str):
+    """The create form sent by a new user, with `bots` bot seats."""
     client = Client()
-    client.force_login(user)
-    answer = client.post(
-        "/villages/new/", {"name": "練習しよう", "comment": "", "capacity": "8", "bots": "7"}
+    client.force_login(get_user_model().objects.create_user("maker", password="pw-Secret-123"))
+    return client.post(
+        "/villages/new/", {"name": name, "comment": "", "capacity": "8", "bots": bots}
     )
+
+
+def test_a_village_created_with_bots_is_a_practice_village_on_the_top_page():
+    answer = create_with_bots("練習しよう", "7")
     assert answer.status_code == 302, answer.content.decode()[:500]
     village = Village.objects.get(name="練習しよう")
     assert village.practice and village.seated == 7
@@ -62,12 +66,7 @@ def test_a_village_created_with_bots_is_a_practice_village_on_the_top_page():
 
 
 def test_too_many_bots_at_creation_is_refused_with_the_form_kept():
-    user = get_user_model().objects.create_user("maker", password="pw-Secret-123")
-    client = Client()
-    client.force_login(user)
-    answer = client.post(
-        "/villages/new/", {"name": "多すぎ", "comment": "", "capacity": "8", "bots": "9"}
-    )
+    answer = create_with_bots("多すぎ", "9")
     assert answer.status_code == 400
     html = answer.content.decode()
     assert "ボットの席は空席の数までです" in html and 'value="多すぎ"' in html
