@@ -401,7 +401,6 @@ EN = {
     "人追加": "bot(s)",
     "練習村（ボットの席があります）": "Practice village (it has bot seats)",
     "表示": "Show",
-    "すべて": "All",
     "通常の村": "Regular villages",
     "練習村（ボットあり）": "Practice villages (with bots)",
     "ボットの席": "Bot seats",
