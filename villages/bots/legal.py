@@ -1,4 +1,4 @@
-"""The targets the rules allow a seat, read from its view (the engine refuses the rest)."""
+"""Choosing among the targets the rules allow (`BotView.choices`, the engine's answer)."""
 
 from __future__ import annotations
 
@@ -7,25 +7,12 @@ import random
 from .view import BotView
 
 
-def vote_targets(view: BotView) -> list[int]:
-    return [s.no for s in view.living if s.no != view.me.seat_no]
-
-
-def night_targets(view: BotView, ability: str) -> list[int]:
-    me = view.me.seat_no
-    living = [s for s in view.living if s.no != me]
-    if ability == "attack":
-        dummy = next((s for s in living if s.dummy), None)
-        if view.day == 1 and dummy is not None:
-            return [dummy.no]  # the first night's victim is the dummy boy
-        return [s.no for s in living if s.no not in view.me.partners]
-    return [s.no for s in living]
-
-
-def cupid_pair(view: BotView, rng: random.Random) -> tuple[int, int]:
-    me = view.me.seat_no
-    others = [s.no for s in view.living if s.no != me]
-    if view.cupid_needs_self:
-        return (me, rng.choice(others))
-    first, second = rng.sample([me, *others], 2)
+def cupid_pair(view: BotView, rng: random.Random) -> tuple[int, int] | None:
+    """Two seats for the cupid's arrow: itself and one other in a small village."""
+    found = view.choices.get("cupid")
+    if found is None or found.refusal is not None or not found.targets:
+        return None
+    if found.fixed is not None:
+        return (found.fixed, rng.choice([t for t in found.targets if t != found.fixed]))
+    first, second = rng.sample(found.targets, 2)
     return (first, second)

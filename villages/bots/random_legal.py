@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from .commands import Act, Command, Vote
-from .legal import cupid_pair, night_targets, vote_targets
+from .legal import cupid_pair
 from .view import BotView
 
 NAME = "random"
@@ -14,12 +14,13 @@ NAME = "random"
 def decide(view: BotView, rng: random.Random) -> list[Command]:
     if not view.me.alive:
         return []
-    if "vote" in view.duties:
-        return [Vote(rng.choice(vote_targets(view)))]
-    for ability in view.duties:
-        if ability == "cupid":
-            return [Act(ability, cupid_pair(view, rng))]
-        targets = night_targets(view, ability)
+    for duty in view.duties:
+        if duty == "cupid":
+            pair = cupid_pair(view, rng)
+            return [Act(duty, pair)] if pair else []
+        targets = view.targets(duty)
+        if targets and duty == "vote":
+            return [Vote(rng.choice(targets))]
         if targets:
-            return [Act(ability, (rng.choice(targets),))]
+            return [Act(duty, (rng.choice(targets),))]
     return []

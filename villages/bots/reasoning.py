@@ -20,7 +20,7 @@ from villages.engine.roles import Role
 from villages.engine.state import Phase
 
 from .commands import Act, Command, Say, Vote
-from .legal import cupid_pair, night_targets, vote_targets
+from .legal import cupid_pair
 from .lines import seer_readings
 from .view import BotView
 
@@ -92,7 +92,7 @@ def _trusted(view: BotView, readings: list[Reading], liars: set[int]) -> set[int
 def _vote_choice(view: BotView, rng: random.Random) -> tuple[int, str]:
     """(target, the line that says why)."""
     me = view.me
-    allowed = set(vote_targets(view))
+    allowed = set(view.targets("vote"))
     if me.role is Role.WOLF:
         pack = set(me.partners)
         claimers = {r.claimer for r in _readings(view)} & allowed - pack
@@ -160,7 +160,7 @@ def _day(view: BotView, rng: random.Random) -> list[Command]:
         plan.append(Say("greet" if rng.random() < 0.5 else "greet_quiet"))
     short = view.seconds_left is not None and view.seconds_left < HURRY_SECONDS
     target, reason = (None, "vote_hunch")
-    if "vote" in view.duties and (said or claims or view.time_up or short):
+    if view.targets("vote") and (said or claims or view.time_up or short):
         target, reason = _vote_choice(view, rng)
     voted = target if target is not None else me.vote
     if voted is not None:
@@ -193,8 +193,9 @@ def _died_last_night(view: BotView, no: int) -> bool:
 def _night(view: BotView, rng: random.Random) -> list[Command]:
     for ability in view.duties:
         if ability == "cupid":
-            return [Act(ability, cupid_pair(view, rng))]
-        targets = night_targets(view, ability)
+            pair = cupid_pair(view, rng)
+            return [Act(ability, pair)] if pair else []
+        targets = view.targets(ability)
         if not targets:
             continue
         return [Act(ability, (_night_target(view, ability, targets, rng),))]

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Protocol
 
 from villages.engine import Rules
+from villages.engine.choices import Choice, choice
 from villages.engine.events import MessageKind
 from villages.engine.night import duties
 from villages.engine.state import GameState, Phase
@@ -40,8 +41,8 @@ class BotView:
     me: MeView
     seats: tuple[SeatView, ...]
     duties: tuple[str, ...]  # what the seat owes now: ("vote",), ("attack",), …
+    choices: dict[str, Choice]  # for each duty, whom the rules let it choose (as its page)
     lines: tuple[Line, ...]  # oldest first
-    cupid_needs_self: bool  # a small village's cupid must shoot itself and one other
     time_up: bool  # the phase's time is over (the screen's 時間切れ)
     seconds_left: float | None  # real-time villages: until the phase ends, as the clock shows
 
@@ -54,6 +55,11 @@ class BotView:
 
     def seat_named(self, name: str) -> SeatView | None:
         return next((s for s in self.seats if s.name == name), None)
+
+    def targets(self, action: str) -> list[int]:
+        """The seats the rules let this seat choose for `action` now (none if not owed)."""
+        found = self.choices.get(action)
+        return list(found.targets) if found is not None and found.refusal is None else []
 
     def my_lines_today(self) -> list[Line]:
         return [
@@ -80,6 +86,7 @@ def bot_view(
     if me is None:
         return None
     deadline = phase_deadline(state)
+    owed = duties(state, seat_no)
     seen = []
     for m in lines:
         v = see_message(state, seat_no, m)
@@ -90,9 +97,9 @@ def bot_view(
         phase=state.phase,
         me=me,
         seats=tuple(seat_views(state, seat_no)),
-        duties=duties(state, seat_no),
+        duties=owed,
+        choices={d: choice(state, seat_no, d, rules=rules, now=now) for d in owed},
         lines=tuple(seen),
-        cupid_needs_self=len(state.seats) < rules.cupid_self_below,
         time_up=time_is_up(state, now),
         seconds_left=(deadline - now).total_seconds() if deadline else None,
     )
