@@ -65,7 +65,12 @@ def test_one_person_and_seven_bots_play_a_practice_village_to_the_end(
     deadline = time.monotonic() + 240
     claimed = False
     while Village.objects.get(pk=village_id).status != "ended":
-        assert time.monotonic() < deadline, "the practice village never ended"
+        assert time.monotonic() < deadline, (
+            "the practice village never ended",
+            Village.objects.filter(pk=village_id).values("phase", "day", "version").first(),
+            list(Seat.objects.filter(village_id=village_id).values_list("seat_no", "bot_next_at")),
+            list(Message.objects.filter(village_id=village_id).values_list("text", flat=True))[-6:],
+        )
         mine = Seat.objects.get(village_id=village_id, seat_no=8)
         village = Village.objects.get(pk=village_id)
         if village.phase == "day" and mine.alive and me.up.locator("a.act-vote").count():

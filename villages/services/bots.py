@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import random
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -30,7 +30,7 @@ from villages.engine.game import BOT_MARK
 from villages.models import Icon, Message, Seat, Village
 
 from . import lifecycle, play
-from .config import rules
+from .config import number, rules
 from .errors import NotFound
 from .persist import snapshot_of
 
@@ -133,6 +133,7 @@ def run_due_bots(*, now: datetime | None = None) -> int:
             done += 1
         except Exception:
             logger.exception("bot seat %s failed", pk)
+            _look_again(pk)
     # Seats of villages that ended or were deleted meanwhile keep no time.
     Seat.objects.filter(~Q(bot=""), bot_next_at__isnull=False).exclude(
         village__status__in=[Village.Status.WAITING, Village.Status.PLAYING]
@@ -156,11 +157,23 @@ def act(seat_pk: int) -> None:
         return
     strategy = bots.STRATEGIES.get(row.bot, bots.STRATEGIES[bots.DEFAULT])
     rng = random.Random(f"{loaded.village.seed}:{row.seat_no}:{loaded.village.version}")
+    sent = 0
     for command in strategy(view, rng):
         try:
             _send(row.village_id, row.user, command)
+            sent += 1
         except RuleError as error:  # the village moved on since the look: next time
             logger.info("bot seat %s: %r refused: %s", seat_pk, command, error)
+    if view.duties and not sent:
+        # It still owes something and changed nothing, so no change may come to wake it.
+        logger.info("bot seat %s owes %s and did nothing: it looks again", seat_pk, view.duties)
+        _look_again(seat_pk)
+
+
+def _look_again(seat_pk: int) -> None:
+    """A look later (JINRO_BOT_DELAY, at least a second), unless one is due already."""
+    later = timezone.now() + timedelta(seconds=max(1, number("BOT_DELAY")))
+    Seat.objects.filter(pk=seat_pk, bot_next_at__isnull=True).update(bot_next_at=later)
 
 
 def _send(village_id: int, user: AbstractBaseUser, command: bots.Command) -> None:
