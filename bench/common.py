@@ -287,6 +287,8 @@ class Profiler:
             print("py-spy is not installed (pip install -e '.[bench]'): no profile")
             return self
         command = [spy, "record", "--pid", str(self.site.popen.pid), "--rate", "1000"]
+        if os.environ.get("PROFILE_GIL"):  # only the thread holding the GIL: where CPU goes
+            command.append("--gil")
         self.recorder = subprocess.Popen(
             [*command, "--format", "raw", "--output", str(self.out), "--nonblocking"],
             stdout=subprocess.DEVNULL,

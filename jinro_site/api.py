@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
@@ -14,9 +15,12 @@ from ninja.errors import ValidationError as NinjaValidationError
 
 from accounts.api import router as accounts_router
 from jinro_site.apiauth import optional_user
+from jinro_site.views import server_error
 from villages.api import router as villages_router
 from villages.engine.errors import RuleError
-from villages.services.errors import NotAuthenticated, NotFound, http_status
+from villages.services.errors import RETRY_AFTER, NotAuthenticated, NotFound, http_status
+
+logger = logging.getLogger(__name__)
 
 api = NinjaAPI(
     title="jinro_site API",
@@ -79,7 +83,18 @@ api.add_decorator(caller_first, mode="view")
 
 @api.exception_handler(RuleError)
 def on_rule_error(request: HttpRequest, exc: RuleError) -> HttpResponse:
-    return error_response(request, exc.code, exc.message, http_status(exc))
+    response = error_response(request, exc.code, exc.message, http_status(exc))
+    if exc.code in RETRY_AFTER:
+        response["Retry-After"] = str(RETRY_AFTER[exc.code])
+    return response
+
+
+@api.exception_handler(Exception)
+def on_unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
+    """A bug: the log has the traceback, the client API.md's shape and nothing more (also
+    with DEBUG on: a client reads the body, not a debugging page)."""
+    logger.error("API %s %s failed", request.method, request.path, exc_info=exc)
+    return server_error(request)
 
 
 @api.exception_handler(NinjaValidationError)

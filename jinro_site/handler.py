@@ -11,21 +11,29 @@ Here the middleware chain is loaded in sync mode and the whole request — the
 `request_finished` — runs in one call on a small pool of threads, each keeping its
 database connection between requests (`CONN_MAX_AGE`). Only reading the body and sending
 the response stay on the event loop. Streaming responses are sent and closed as Django does.
+
+A request that waited longer than `JINRO_QUEUE_WAIT_MS` for a thread is answered 503 with
+Retry-After without running: past its capacity the site says so quickly, instead of
+answering every request late.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers import base
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.http import FileResponse, HttpResponseBase
 from django.urls import set_script_prefix
+
+from jinro_site.views import overloaded
 
 # Threads that serve requests; each keeps its own database connection.
 POOL = ThreadPoolExecutor(
@@ -52,7 +60,7 @@ class OneHopASGIHandler(ASGIHandler):
         set_script_prefix(get_script_prefix(scope))
         try:
             response = await sync_to_async(self._respond, thread_sensitive=False, executor=POOL)(
-                scope, body_file
+                scope, body_file, time.monotonic()
             )
             await self.send_response(response, send)
             if response.streaming:
@@ -60,7 +68,10 @@ class OneHopASGIHandler(ASGIHandler):
         finally:
             body_file.close()
 
-    def _respond(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
+    def _respond(self, scope: dict[str, Any], body_file: Any, queued: float) -> HttpResponseBase:
+        if (time.monotonic() - queued) * 1000 > settings.JINRO_QUEUE_WAIT_MS:
+            # Past capacity: refused at once, before anything ran (jinro_site.views).
+            return overloaded(scope["path"])
         signals.request_started.send(sender=self.__class__, scope=scope)
         request, response = self.create_request(scope, body_file)
         if request is not None:

@@ -138,7 +138,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (daphne, a test, a worker) may share the file: wait for locks,
     # take the write lock at BEGIN (no upgrade deadlocks), let readers run beside a writer.
     DATABASES["default"]["OPTIONS"] = {
-        "timeout": 20,
+        # Writers of this process queue in villages.services.gate, not here: the busy
+        # timeout only covers another process's write (a management command, a test).
+        "timeout": env_int("JINRO_SQLITE_TIMEOUT", 5),
         "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
         **DATABASES["default"]["OPTIONS"],
@@ -256,6 +258,10 @@ JINRO_DEFAULTS: dict[str, int | bool] = {
     "JINRO_BOT_DELAY": 2,  # seconds a bot waits after a change before it looks again
     # Site operation, not game rules:
     "JINRO_SWEEP_INTERVAL": 1,  # seconds between two sweeps (ticker or Celery beat)
+    # Past capacity (issue 14): a request that waited this long for a thread, or a write
+    # for its turn (villages.services.gate), is refused with 503 and Retry-After.
+    "JINRO_QUEUE_WAIT_MS": 400,
+    "JINRO_WRITE_WAIT_MS": 400,
     "JINRO_SERVE_STATIC": DEBUG,  # daphne serves /static/ itself (no front web server)
 }
 

@@ -25,3 +25,5 @@ if settings.DEBUG or settings.JINRO_SERVE_STATIC:
     )
 
 urlpatterns.append(path("", include("villages.urls")))
+
+handler500 = "jinro_site.views.server_error"

@@ -73,3 +73,48 @@ FAVICON = "villages/icons/silver-moon.svg"
 def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
     """Browsers ask for /favicon.ico on their own; the pages also name the icon in <head>."""
     return HttpResponsePermanentRedirect(static(FAVICON))
+
+
+# --- The site's own error pages (urls.handler500; jinro_site.handler's 503) -------------------
+
+API_PREFIX = "/api/"
+
+
+def error_answer(request_path: str, status: int, code: str, message: str, title: str):
+    """An error as the caller reads it: API.md's error shape under /api/, else a page of
+    the site's own (drawn without the request: nothing of it may fail again)."""
+    from django.http import HttpResponse
+    from django.template.loader import render_to_string
+
+    if request_path.startswith(API_PREFIX):
+        response = JsonResponse({"error": {"code": code, "message": message}}, status=status)
+    else:
+        page = render_to_string("errors/plain.html", {"title": title, "message": message})
+        response = HttpResponse(page, status=status)
+    response["Content-Length"] = str(len(response.content))  # no middleware may run after
+    return response
+
+
+def server_error(request: HttpRequest):
+    """handler500: nothing of what went wrong is shown (it is in the log)."""
+    from django.utils.translation import gettext as _
+
+    return error_answer(
+        request.path,
+        500,
+        "server_error",
+        _("サーバーでエラーが起きました。時間をおいてやり直してください。"),
+        _("サーバーエラー"),
+    )
+
+
+def overloaded(path: str):
+    """A request refused before it ran because the site is past its capacity."""
+    from django.utils.translation import gettext as _
+
+    from villages.services.errors import Overloaded
+
+    message = _(Overloaded.default_message)
+    response = error_answer(path, 503, Overloaded.code, message, _("混み合っています"))
+    response["Retry-After"] = "1"
+    return response

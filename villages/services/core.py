@@ -1,5 +1,8 @@
 """The one path every write takes: lock the village → run the engine → save → push on commit.
 
+In one process, a village's writes take turns (`gate`): its pushes leave in the order of
+its commits, and a write that cannot have its turn soon is refused, not queued for long.
+
 Two requests at the same moment never both count: PostgreSQL holds the row with
 `select_for_update`, and every save is a compare-and-set on `Village.version`
 (which also holds on SQLite, where the lock is a no-op); a lost race is retried.
@@ -14,7 +17,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -25,9 +28,9 @@ from villages.engine.events import Event, GameOver, Kicked, Started
 from villages.models import Message, Seat, Village
 from villages.models import Seat as SeatRow
 
-from . import push
+from . import gate, push
 from .config import number, rules
-from .errors import Busy, NotFound, StorageConflict
+from .errors import Busy, NotFound, Overloaded, StorageConflict
 from .persist import SNAPSHOTS, Loaded, game_json, save_records, save_seats, snapshot, snapshot_key
 
 logger = logging.getLogger(__name__)
@@ -75,7 +78,7 @@ def run_posting(
     """`run`, also returning the lines the command posted."""
     for _ in range(RETRIES):
         try:
-            with transaction.atomic():
+            with gate.write_turn(village_id), transaction.atomic():
                 village = (
                     Village.objects.select_for_update(skip_locked=skip_locked)
                     .filter(pk=village_id)
@@ -100,6 +103,10 @@ def run_posting(
                 error,
             )
             raise StorageConflict() from error
+        except OperationalError as error:
+            if "locked" not in str(error):  # SQLite: another process wrote for too long
+                raise
+            raise Overloaded() from error
     raise Busy()
 
 
@@ -186,7 +193,7 @@ def edit_village(village_id: int, change: Callable[[Village], dict[str, Any]]) -
     under its lock, as a new version, so that every snapshot and every open screen
     follows. `change` gives the new values from the village as it is."""
     for _ in range(RETRIES):
-        with transaction.atomic():
+        with gate.write_turn(village_id), transaction.atomic():
             village = Village.objects.select_for_update().filter(pk=village_id).first()
             if village is None:
                 raise NotFound("村が見つかりません。")

@@ -39,6 +39,13 @@ class Busy(ServiceError):
     default_message = _("混み合っています。もう一度お試しください。")
 
 
+class Overloaded(ServiceError):
+    """The site is past its capacity: the command waited its longest and was not run."""
+
+    code = "overloaded"
+    default_message = _("混み合っています。少し待ってからやり直してください。")
+
+
 class Banned(ServiceError):
     """A ban in force (SPEC §11c); the message says its kind, reason and end."""
 
@@ -73,7 +80,11 @@ HTTP_STATUS: dict[str, int] = {
     "busy": 409,
     "conflict": 409,
     "rate_limited": 429,
+    "overloaded": 503,
 }
+
+# Seconds a refused client is told to wait before it tries again (Retry-After).
+RETRY_AFTER: dict[str, int] = {"rate_limited": 5, "overloaded": 1}
 
 
 def http_status(error: RuleError) -> int:
