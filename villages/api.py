@@ -12,6 +12,7 @@ from jinro_site.apiauth import client_ip, optional_user, require_user
 from jinro_site.apischema import READ, WRITE, Body, Int, answers, limits
 from villages import bots, selectors
 from villages.engine import MAX_PLAYERS, MIN_PLAYERS
+from villages.engine.lobby import TRIP_LOOKALIKES
 from villages.models import Icon
 from villages.services import bots as bot_seats
 from villages.services import lifecycle, play
@@ -25,6 +26,8 @@ Json = dict[str, Any]
 _RULES = rules()  # the limits below are the site's settings as the process started
 _MIN_PHASE = _RULES.min_phase_seconds
 NOT_BLANK = r"\S"  # at least one character that is not a space
+_NO_TRIP = "[^" + "".join(sorted(TRIP_LOOKALIKES)) + "]"
+HANDLE_NAME = rf"^{_NO_TRIP}*[^\s{''.join(sorted(TRIP_LOOKALIKES))}]{_NO_TRIP}*$"  # no fake ◆
 
 
 class VirtualTime(Body):
@@ -55,7 +58,7 @@ class VillageIn(Body):
 
 
 class SeatIn(Body):
-    handle_name: str = Field(..., **limits(min_length=1, max_length=40, pattern=NOT_BLANK))
+    handle_name: str = Field(..., **limits(min_length=1, max_length=40, pattern=HANDLE_NAME))
     icon: Int = Field(..., description="an id from GET icons", **limits(ge=1))
     trip: str = Field("", **limits(max_length=64))
 

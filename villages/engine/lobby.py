@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -60,6 +61,14 @@ def new_village(*, capacity: int, options: Options, rules: Rules, now: datetime)
 
 
 BOT_MARK = "(ボット)"  # ends every bot seat's name; no person's name may carry it
+# The trip mark (◆, drawn by the site after a seat's name from the secret's hash) and the
+# shapes that pass for it on a page: no handle name may carry one, so a trip is always
+# the site's own.
+TRIP_LOOKALIKES = frozenset("◆◇◈◊♦♢⬥⬦⬩⯁❖⋄⟐⧫💠🔶🔷🔸🔹")
+
+
+def _fakes_a_trip(name: str) -> bool:
+    return any(ch in TRIP_LOOKALIKES for ch in name + unicodedata.normalize("NFKC", name))
 
 
 def sit(
@@ -77,6 +86,8 @@ def sit(
         raise TextEmpty("名前を入力してください。")
     if BOT_MARK in name:
         raise BadRequest(f"{BOT_MARK} はボットの印です。名前には使えません。")
+    if _fakes_a_trip(name):
+        raise BadRequest("◆ などトリップに見える記号は名前に使えません。")
     if bot:
         name = name[: 40 - len(BOT_MARK)] + BOT_MARK
     if len(name) > 40:
