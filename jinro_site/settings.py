@@ -89,6 +89,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
+    "ninja",  # /api/v1/docs with its own Swagger UI files, no third-party script
     "villages",
     "accounts",
 ]

@@ -42,7 +42,9 @@ def test_an_api_operation_that_breaks_answers_server_error_in_the_error_shape(
     body = response.json()
     assert body["error"]["code"] == "server_error"
     assert body["error"]["message"]
-    assert "secret" not in response.content.decode() and "Traceback" not in response.content.decode()
+    assert (
+        "secret" not in response.content.decode() and "Traceback" not in response.content.decode()
+    )
     assert "secret internals" in caplog.text  # the log keeps what went wrong
 
 
@@ -89,8 +91,11 @@ def test_a_handle_name_that_looks_like_a_trip_is_refused_on_the_page_and_in_the_
     assert api.status_code == 400 and api.json()["error"]["code"] == "bad_request"
     assert not Seat.objects.filter(village_id=game.id, user=user).exists()
     # with a real trip, the site draws the mark itself
-    assert client.post(
-        f"/villages/{game.id}/seat/", {"handle_name": "名無し", "icon": "2", "trip": "secret"}
-    ).status_code == 302
+    assert (
+        client.post(
+            f"/villages/{game.id}/seat/", {"handle_name": "名無し", "icon": "2", "trip": "secret"}
+        ).status_code
+        == 302
+    )
     lower = Client().get(f"/villages/{game.id}/down/").content.decode()
     assert lower.count("◆") == 1 and "名無し" in lower
