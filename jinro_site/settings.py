@@ -263,6 +263,9 @@ JINRO_DEFAULTS: dict[str, int | bool] = {
     # for its turn (villages.services.gate), is refused with 503 and Retry-After.
     "JINRO_QUEUE_WAIT_MS": 400,
     "JINRO_WRITE_WAIT_MS": 400,
+    # What one WebSocket may send (villages.consumers): a burst, then so many a minute.
+    "JINRO_WS_BURST": 10,
+    "JINRO_WS_PER_MINUTE": 30,
     "JINRO_SERVE_STATIC": DEBUG,  # daphne serves /static/ itself (no front web server)
 }
 

@@ -19,13 +19,20 @@ lines (sent as `message` frames), the whole log as the viewer now sees it; `hidd
 `{"id"}` and `shown` `{"message"}` — the staff hid a line, or showed it again; `error`
 `{"error": {"code", "message"}}` (before the server closes the socket: 4401 bad token,
 4403 the account was banned from logging in, 4404 no such village; or `banned`, when the
-user's account was banned from playing or talking).
+user's account was banned from playing or talking; 4429 the client kept sending faster
+than a socket may, see below).
 
 Client → server: `{"type": "resume", "after": <last message id>}` sends every visible
 message with a larger id, in order, before any new one (send it first, right after the
 socket opens: until the first client frame, or HOLD_SECONDS, pushed frames are held so
 that nothing new overtakes the missed ones). `?after=<id>` on the URL does the same at
-connection time.
+connection time. The catch-up is read a page (`RESUME_PAGE` lines) at a time, the socket
+sending each page before reading the next, so that one resume is never one long read.
+
+What a socket may send is limited (unless JINRO_RATE_LIMIT_ENABLED is off): a burst of
+`JINRO_WS_BURST` frames, then `JINRO_WS_PER_MINUTE` a minute. A frame beyond that is
+answered `error` `rate_limited` and otherwise ignored; a client that goes on regardless
+(`JINRO_WS_BURST` refused frames in a row) is closed with 4429.
 
 **The game screen** (`?screen=1`, `static/villages/js/jinro.js`): HTML drawn by the site's
 templates (`villages.views.parts`), one frame `{"type": "screen", ...}` per change:
@@ -52,6 +59,7 @@ import contextlib
 import functools
 import json
 import logging
+import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,6 +84,7 @@ from villages.groups import (
     user_group,
     viewer_group,
 )
+from villages.services.errors import RateLimited
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +92,10 @@ CLOSE_NOT_AUTHENTICATED = 4401
 CLOSE_BANNED = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_TRY_AGAIN = 1013
+CLOSE_FLOODING = 4429
 NOTHING = 1 << 62  # an `after` that reads no line: the state alone
+RESUME_PAGE = 200  # lines read at a time by a resume
+RATE_LIMITED = RateLimited.default_message
 _NOT_CUES = frozenset({"message", "state", "shown", "hidden"})
 _NOBODY = object()
 LANGUAGES = {code for code, _name in settings.LANGUAGES}
@@ -99,6 +111,7 @@ class Snapshot:
     state: dict[str, Any]
     messages: list[dict[str, Any]]  # visible lines with after < id <= last
     standing: Any = None  # the user's bans and kick (screens only)
+    complete: bool = True  # False: a page of the lines, more after `last`
 
 
 @dataclass
@@ -133,8 +146,11 @@ def in_thread(func: Any) -> Any:
     return database_sync_to_async(call, thread_sensitive=False)
 
 
-def read_snapshot(village_id: int, user_id: int | None, *, after: int) -> Snapshot | None:
-    """The user's viewer, state and visible lines after `after` (None: no such village)."""
+def read_snapshot(
+    village_id: int, user_id: int | None, *, after: int, page: int | None = None
+) -> Snapshot | None:
+    """The user's viewer, state and visible lines after `after` (None: no such village);
+    with `page`, of the next `page` lines only (`last` is then the last line read)."""
     from villages.models import Message
     from villages.selectors import View, state_dict, visible_messages
     from villages.services.persist import snapshot_of
@@ -148,7 +164,13 @@ def read_snapshot(village_id: int, user_id: int | None, *, after: int) -> Snapsh
     lines = Message.objects.filter(
         village_id=village_id, hidden=False, id__gt=after, id__lte=last
     ).order_by("id")
+    complete = True
+    if page is not None and last > after:
+        rows = list(lines[:page])
+        if len(rows) == page and rows[-1].pk < last:
+            last, lines, complete = rows[-1].pk, rows, False
     return Snapshot(
+        complete=complete,
         viewer=viewer,
         version=loaded.village.version,
         last=last,
@@ -253,6 +275,7 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         self._lock = asyncio.Lock()
         self._hold_task: asyncio.Future[None] | None = None
         self._closed = False
+        self._tokens, self._stamp, self._refused = float(settings.JINRO_WS_BURST), 0.0, 0
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         self.screen = query.get("screen", [""])[0] == "1"
         # The screen's own view of what its page shows.
@@ -363,6 +386,14 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
     # -- client -> server --------------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not self._may_receive():
+            self._refused += 1
+            if self._refused >= settings.JINRO_WS_BURST:
+                await self._fail(CLOSE_FLOODING, "rate_limited", RATE_LIMITED)
+            else:
+                await self._error("rate_limited", RATE_LIMITED)
+            return
+        self._refused = 0
         try:
             content = json.loads(text_data or "")
         except ValueError:
@@ -382,16 +413,36 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
             elif kind not in ("resume", "ping", "hello"):
                 await self._error("bad_request", "未知の type です。")
 
+    def _may_receive(self) -> bool:
+        """A token bucket: JINRO_WS_BURST frames at once, JINRO_WS_PER_MINUTE after."""
+        if not settings.JINRO_RATE_LIMIT_ENABLED:
+            return True
+        now = time.monotonic()
+        burst = settings.JINRO_WS_BURST
+        refill = (now - self._stamp) * settings.JINRO_WS_PER_MINUTE / 60
+        self._tokens, self._stamp = min(burst, self._tokens + refill), now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
     async def _resume(self, after: int) -> None:
-        """Every visible line after `after` not yet sent on this socket, in order."""
-        snap = await self._sync_viewer(after=after)
-        if snap is None:
-            return
+        """Every visible line after `after` not yet sent on this socket, in order, read
+        and sent a page at a time."""
         sent_from, sent_to = self.anchor, self.cursor  # this socket covered (from, to]
-        lines = [m for m in snap.messages if not sent_from < m["id"] <= sent_to]
         self.anchor = min(self.anchor, after)
+        # What it covered is not read again: a resume repeated costs the state alone.
+        start = after if after < sent_from else max(after, sent_to)
+        while True:
+            snap = await self._sync_viewer(after=start, page=RESUME_PAGE)
+            if snap is None:
+                return
+            lines = [m for m in snap.messages if not sent_from < m["id"] <= sent_to]
+            await self._emit([{"type": "message", "message": m} for m in lines])
+            if snap.complete:
+                break
+            start = snap.last if not sent_from < snap.last < sent_to else sent_to
         self.cursor = max(self.cursor, snap.last, after)
-        await self._emit([{"type": "message", "message": m} for m in lines])
         await self._emit_state(snap)
 
     async def _hello(self, after: int | None, content: dict[str, Any]) -> None:
@@ -630,20 +681,20 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
             logs = True
         return screen
 
-    async def _sync_viewer(self, *, after: int) -> Snapshot | None:
+    async def _sync_viewer(self, *, after: int, page: int | None = None) -> Snapshot | None:
         """A snapshot for the user's current viewer, moving this socket to its group first."""
-        snap = await self._snapshot(after=after)
+        snap = await self._snapshot(after=after, page=page)
         for _ in range(3):
             if snap is None or snap.viewer == self.viewer:
                 return snap
             # The user sat, left or was kicked: hear the new viewer's group before
             # reading again, so that no push falls between the read and the move.
             await self._move_to(snap.viewer)
-            snap = await self._snapshot(after=after)
+            snap = await self._snapshot(after=after, page=page)
         return snap
 
-    async def _snapshot(self, *, after: int) -> Snapshot | None:
-        snap = await in_thread(read_snapshot)(self.village_id, self.user_id, after=after)
+    async def _snapshot(self, *, after: int, page: int | None = None) -> Snapshot | None:
+        snap = await in_thread(read_snapshot)(self.village_id, self.user_id, after=after, page=page)
         if snap is None:
             await self._fail(CLOSE_NOT_FOUND, "not_found", "村が見つかりません。")
         return snap
