@@ -28,6 +28,8 @@ ERROR_CODES = {
         "conflict",
     ],
     429: ["rate_limited"],
+    500: ["server_error"],
+    503: ["overloaded"],
 }
 
 
@@ -72,7 +74,8 @@ class ErrorOut(Schema):
 
 
 # What may go wrong with any request, and with any that names a village or writes.
-ANY = (401, 405)  # a token that is not valid; a method the path does not take
+# 500 (a bug) and 503 (past capacity, with Retry-After) may answer anything.
+ANY = (401, 405, 500, 503)  # also: a token that is not valid; a method the path does not take
 READ = (*ANY, 404)
 WRITE = (400, *READ, 403, 409, 429)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -15,7 +16,7 @@ from villages.engine import MAX_PLAYERS, MIN_PLAYERS
 from villages.engine.lobby import TRIP_LOOKALIKES
 from villages.models import Icon
 from villages.services import bots as bot_seats
-from villages.services import lifecycle, play
+from villages.services import idempotency, lifecycle, play
 from villages.services.config import rules
 
 router = Router(tags=["villages"])
@@ -124,12 +125,56 @@ class NightActionIn(Body):
     targets: list[Int] = Field(..., **limits(min_items=1, max_items=2))
 
 
+# The header of a command that may be sent again (documented on each such operation).
+RETRY_SAFE = {
+    "parameters": [
+        {
+            "in": "header",
+            "name": "Idempotency-Key",
+            "required": False,
+            "description": "a key of the client's own (1-100 printable ASCII characters): "
+            "the same request sent again with it is answered as the first time, and runs "
+            "nothing (kept 24 hours)",
+            "schema": {"type": "string", "pattern": "^[!-~]{1,100}$"},
+        }
+    ]
+}
+
+
+def idempotent(view: Callable[..., Any]) -> Callable[..., Any]:
+    """A command that honours `Idempotency-Key`: sent again with the same key, it answers
+    as the first time and runs nothing (services/idempotency.py)."""
+
+    @functools.wraps(view)
+    def run(request: HttpRequest, village_id: int, **kwargs: Any) -> Any:
+        key = request.headers.get("Idempotency-Key")
+        if key is None:
+            return view(request, village_id=village_id, **kwargs)
+
+        def answer() -> tuple[int, Any]:
+            result = view(request, village_id=village_id, **kwargs)
+            if isinstance(result, Status):
+                return result.status_code, result.value
+            return 200, result
+
+        status, body = idempotency.once(
+            require_user(request), key, f"{request.method} {request.path}", village_id, answer
+        )
+        return Status(status, body)
+
+    return run
+
+
 def command(rest: str, summary: str) -> Callable[[Callable[..., Json]], Callable[..., Json]]:
     """A command on a village (`POST /villages/{village_id}/<rest>`): 200 with JSON, or the
-    errors any write may give."""
-    return router.post(
-        f"/villages/{{village_id}}/{rest}", response=answers({200: Json}, *WRITE), summary=summary
+    errors any write may give; `Idempotency-Key` makes a retry safe."""
+    route = router.post(
+        f"/villages/{{village_id}}/{rest}",
+        response=answers({200: Json}, *WRITE),
+        summary=summary,
+        openapi_extra=RETRY_SAFE,
     )
+    return lambda view: route(idempotent(view))
 
 
 @router.get("/icons", response=answers({200: Json}, *READ), summary="Icons a seat may choose")
@@ -174,8 +219,12 @@ def get_village(request: HttpRequest, village_id: int) -> Json:
 
 
 @router.post(
-    "/villages/{village_id}/seats", response=answers({201: Json}, *WRITE), summary="Sit (村人登録)"
+    "/villages/{village_id}/seats",
+    response=answers({201: Json}, *WRITE),
+    summary="Sit (村人登録)",
+    openapi_extra=RETRY_SAFE,
 )
+@idempotent
 def sit(request: HttpRequest, village_id: int, payload: SeatIn) -> Status[Json]:
     seat_no = lifecycle.sit(
         village_id=village_id,
@@ -200,7 +249,9 @@ def leave(request: HttpRequest, village_id: int) -> Status[None]:
     "/villages/{village_id}/bots",
     response=answers({201: Json}, *WRITE),
     summary="Fill empty seats with bots (the host or staff, before the start)",
+    openapi_extra=RETRY_SAFE,
 )
+@idempotent
 def add_bots(request: HttpRequest, village_id: int, payload: BotsIn) -> Status[Json]:
     seat_nos = bot_seats.add_bots(
         village_id=village_id,
@@ -261,7 +312,9 @@ def messages(request: HttpRequest, village_id: int, after: int = 0) -> Json:
     "/villages/{village_id}/messages",
     response=answers({200: Json, 201: Json}, *WRITE),
     summary="Talk, will, heaven",
+    openapi_extra=RETRY_SAFE,
 )
+@idempotent
 def post_message(request: HttpRequest, village_id: int, payload: MessageIn) -> Status[Json]:
     posted = play.post_message(
         village_id=village_id,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
 from django.core.signals import setting_changed
 from django.db import models
 from django.db.models import Q
@@ -256,3 +257,26 @@ class InfoPage(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+
+class Answer(models.Model):
+    """The first answer to a command sent with an `Idempotency-Key` (API.md): a retry with
+    the same key gets it again and runs nothing (services/idempotency.py). Saved in the
+    command's own transaction, so a committed command always has its answer here."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    key = models.CharField(max_length=100)
+    request = models.CharField(max_length=200)  # "POST /api/v1/villages/3/messages"
+    status = models.PositiveSmallIntegerField()
+    body = models.JSONField(null=True, encoder=DjangoJSONEncoder)  # as the API encodes it
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "key"], name="one_answer_per_key"),
+        ]
+        verbose_name = _("再送への応答")
+        verbose_name_plural = _("再送への応答")
+
+    def __str__(self) -> str:
+        return f"{self.request} ({self.key})"

@@ -13,6 +13,7 @@ through `villages.selectors` (the API's), every write through the services.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -35,7 +36,7 @@ from villages.engine.errors import BadRequest
 from villages.forms import PrefsForm, TalkForm
 from villages.screenview import layout, parts_of, speakers
 from villages.services import bots as bot_seats
-from villages.services import lifecycle, play
+from villages.services import idempotency, lifecycle, play
 from villages.services.config import rules
 from villages.services.errors import NotFound
 
@@ -168,6 +169,7 @@ def _upper_page(
         "prefs": prefs(request),
         "refresh_choices": REFRESH_CHOICES,
         "error": error,
+        "form_key": uuid.uuid4().hex,  # one per page drawn: see _submit
         "config": _config(request, view, "up", drawn),
     }
     return render(request, "villages/upper.html", context, status=400 if error else 200)
@@ -190,17 +192,18 @@ def _talk(request: HttpRequest, view: selectors.View) -> HttpResponse:
         elif playing and me is not None and not me.alive:
             channel = "heaven"
         volume = mode if mode in ("strong", "normal", "weak") else "normal"
-        try:
-            play.post_message(
+        error = _submit(
+            request,
+            lambda: play.post_message(
                 village_id=view.village.pk,
                 user=request.user,
                 text=text,
                 channel=channel,
                 volume=volume,
-            )
-        except RuleError as exc:
-            error = labels.error_text(exc.message)
-        else:
+            ),
+            village_id=view.village.pk,
+        )
+        if error is None:
             done = "will" if channel == "will" else "talk"
             return HttpResponseRedirect(f"/villages/{view.village.pk}/up/?done={done}")
     view = _view(request, view.village.pk)
@@ -304,7 +307,7 @@ def act(request: HttpRequest, village_id: int) -> HttpResponse:
                     village_id=village_id, user=request.user, action=action, targets=chosen
                 )
 
-        error = _submit(request, command)
+        error = _submit(request, command, village_id=village_id)
         if error is None:
             return HttpResponseRedirect(f"/villages/{village_id}/down/?done={action}")
         view = _view(request, village_id)
@@ -329,6 +332,7 @@ def act(request: HttpRequest, village_id: int) -> HttpResponse:
             "fixed_no": c.fixed,
             "refusal": labels.error_text(c.refusal.message) if c.refusal else None,
             "error": error,
+            "form_key": uuid.uuid4().hex,  # one per page drawn: see _submit
             "p": _by_template(drawn),
             "prefs": prefs(request),
             "config": _config(request, view, "act", drawn),
@@ -388,15 +392,28 @@ def kick(request: HttpRequest, village_id: int) -> HttpResponse:
     )
 
 
-def _submit(request: HttpRequest, command: Callable[[], None]) -> str | None:
-    """Run a pane's command for the logged-in user; the error to show, or None."""
+def _submit(request: HttpRequest, command: Callable[[], object], *, village_id: int) -> str | None:
+    """Run a pane's command for the logged-in user; the error to show, or None.
+
+    The form's `idempotency_key` (a fresh one in every page drawn) makes a form sent twice
+    (a second click, a resend after a lost answer) run once: the second gets the first's
+    outcome (services/idempotency.py)."""
     if not request.user.is_authenticated:
         return labels.error_text("ログインしてください。")
-    try:
+    key = request.POST.get("idempotency_key", "")
+
+    def run() -> tuple[int, Any]:
         command()
+        return 200, None
+
+    try:
+        if not key:
+            run()
+            return None
+        status, body = idempotency.once(request.user, key, f"POST {request.path}", village_id, run)
     except RuleError as exc:
         return labels.error_text(exc.message)
-    return None
+    return labels.error_text(body["error"]["message"]) if status >= 400 else None
 
 
 def _back(request: HttpRequest, default: str) -> str:
