@@ -440,6 +440,24 @@ EN = {
     "%(time)sまで": "until %(time)s",
     "%(name)sさんに投票済み": "Voted for %(name)s",
     "（%(name)sさんの選択）": "(%(name)s's choice)",
+    "サーバーでエラーが起きました。時間をおいてやり直してください。": (
+        "Something went wrong on the server. Please try again in a while."
+    ),
+    "サーバーエラー": "Server error",
+    "混み合っています": "Busy",
+    "混み合っています。少し待ってからやり直してください。": (
+        "The site is busy. Please wait a moment and try again."
+    ),
+    "再送への応答": "Answers to retried requests",
+    "◆ などトリップに見える記号は名前に使えません。": (
+        "A name may not contain ◆ or any mark that looks like a trip."
+    ),
+    "Idempotency-Key は100文字までの英数字・記号で指定してください。": (
+        "Idempotency-Key must be 1 to 100 printable ASCII characters."
+    ),
+    "この Idempotency-Key は別のリクエストに使われています。": (
+        "This Idempotency-Key was used for another request."
+    ),
 }
 
 

@@ -26,6 +26,7 @@ from .errors import (
     TooFewPlayers,
     VillageFull,
     WrongPhase,
+    _,
 )
 from .events import (
     Kicked,
@@ -87,7 +88,7 @@ def sit(
     if BOT_MARK in name:
         raise BadRequest(f"{BOT_MARK} はボットの印です。名前には使えません。")
     if _fakes_a_trip(name):
-        raise BadRequest("◆ などトリップに見える記号は名前に使えません。")
+        raise BadRequest(_("◆ などトリップに見える記号は名前に使えません。"))
     if bot:
         name = name[: 40 - len(BOT_MARK)] + BOT_MARK
     if len(name) > 40:

@@ -24,7 +24,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from villages.engine.errors import BadRequest, RuleError
+from villages.engine.errors import BadRequest, RuleError, _
 from villages.models import Answer
 
 from . import gate
@@ -42,7 +42,7 @@ def once(
 ) -> Reply:
     """`run()` (a command and its answer), unless `key` has answered already."""
     if not KEY.match(key):
-        raise BadRequest("Idempotency-Key は100文字までの英数字・記号で指定してください。")
+        raise BadRequest(_("Idempotency-Key は100文字までの英数字・記号で指定してください。"))
     kept = _kept(user, key, request)
     if kept is not None:
         return kept
@@ -74,5 +74,5 @@ def _kept(user: AbstractBaseUser, key: str, request: str) -> Reply | None:
     if answer is None:
         return None
     if answer.request != request:
-        raise BadRequest("この Idempotency-Key は別のリクエストに使われています。")
+        raise BadRequest(_("この Idempotency-Key は別のリクエストに使われています。"))
     return answer.status, answer.body
