@@ -361,7 +361,7 @@ def kick(request: HttpRequest, village_id: int) -> HttpResponse:
                 )
             )
 
-        error = _submit(request, command)
+        error = _submit(request, command, village_id=village_id)
         if error is None:
             message = (
                 _("その人は村から追い出されました。") if kicked[0] else _("キック投票しました。")
