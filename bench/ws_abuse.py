@@ -131,8 +131,10 @@ def main() -> None:
         play.post_message(village_id=village.id, user=village.users[seat], text=f"行{n}")
     connection.close()
     layout = "PostgreSQL + Redis" if os.environ.get("REDIS_URL") else "embedded default"
-    print(f"# bench/ws_abuse.py — {layout}; {args.lines} lines, {args.sockets} sockets × "
-          f"{args.resumes} resumes after=0")
+    print(
+        f"# bench/ws_abuse.py — {layout}; {args.lines} lines, {args.sockets} sockets × "
+        f"{args.resumes} resumes after=0"
+    )
     for name, env in (
         ("socket limits on", {"JINRO_RATE_LIMIT_ENABLED": "1"}),
         ("no limit (before)", {"JINRO_RATE_LIMIT_ENABLED": "0"}),

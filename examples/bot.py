@@ -18,19 +18,22 @@ import asyncio
 import json
 import random
 import sys
+import time
 import urllib.error
 import urllib.request
+import uuid
 from typing import Any
 
 import websockets
 
+ATTEMPTS = 8  # tries of one request before the bot gives up on it
 NIGHT_ABILITY = {"wolf": "attack", "seer": "divine", "guard": "guard", "cupid": "cupid"}
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, retry_after: float = 1) -> None:
         super().__init__(f"{status} {code}: {message}")
-        self.status, self.code = status, code
+        self.status, self.code, self.retry_after = status, code, retry_after
 
 
 class Api:
@@ -39,9 +42,28 @@ class Api:
         self.token = ""
 
     def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        """One request; a busy site's 503 (or a 429) is waited out as its Retry-After says,
+        and a lost answer retried, under one Idempotency-Key: the command runs once."""
+        key = uuid.uuid4().hex
+        for attempt in range(ATTEMPTS):
+            try:
+                return self._send(method, path, body, key)
+            except ApiError as error:
+                if error.status not in (429, 503) or attempt == ATTEMPTS - 1:
+                    raise
+                time.sleep(error.retry_after)
+            except OSError:  # the connection broke or timed out: the answer is lost
+                if attempt == ATTEMPTS - 1:
+                    raise
+                time.sleep(1)
+        raise AssertionError("unreachable")
+
+    def _send(self, method: str, path: str, body: dict[str, Any] | None, key: str) -> Any:
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(self.base + path, data=data, method=method)
         request.add_header("Content-Type", "application/json")
+        if method == "POST":
+            request.add_header("Idempotency-Key", key)
         if self.token:
             request.add_header("Authorization", f"Token {self.token}")
         try:
@@ -52,7 +74,12 @@ class Api:
                 failure = json.loads(error.read().decode())["error"]
             except (ValueError, KeyError):
                 failure = {"code": "http_error", "message": str(error)}
-            raise ApiError(error.code, failure["code"], failure["message"]) from None
+            raise ApiError(
+                error.code,
+                failure["code"],
+                failure["message"],
+                retry_after=float(error.headers.get("Retry-After") or 1),
+            ) from None
         return json.loads(text) if text else None
 
     def sign_in(self, username: str, password: str) -> None:

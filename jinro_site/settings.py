@@ -139,9 +139,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (daphne, a test, a worker) may share the file: wait for locks,
     # take the write lock at BEGIN (no upgrade deadlocks), let readers run beside a writer.
     DATABASES["default"]["OPTIONS"] = {
-        # Writers of this process queue in villages.services.gate, not here: the busy
-        # timeout only covers another process's write (a management command, a test).
-        "timeout": env_int("JINRO_SQLITE_TIMEOUT", 5),
         "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
         **DATABASES["default"]["OPTIONS"],
@@ -261,8 +258,11 @@ JINRO_DEFAULTS: dict[str, int | bool] = {
     "JINRO_SWEEP_INTERVAL": 1,  # seconds between two sweeps (ticker or Celery beat)
     # Past capacity (issue 14): a request that waited this long for a thread, or a write
     # for its turn (villages.services.gate), is refused with 503 and Retry-After.
-    "JINRO_QUEUE_WAIT_MS": 400,
-    "JINRO_WRITE_WAIT_MS": 400,
+    "JINRO_QUEUE_WAIT_MS": 450,
+    "JINRO_WRITE_WAIT_MS": 450,
+    # Writers of one process queue in villages.services.gate, not in SQLite: its busy
+    # timeout (seconds) only covers another process's write (a management command, a test).
+    "JINRO_SQLITE_TIMEOUT": 5,
     # What one WebSocket may send (villages.consumers): a burst, then so many a minute.
     "JINRO_WS_BURST": 10,
     "JINRO_WS_PER_MINUTE": 30,
@@ -274,6 +274,8 @@ _jinro = {
     for name, default in JINRO_DEFAULTS.items()
 }
 globals().update(_jinro)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["OPTIONS"].setdefault("timeout", _jinro["JINRO_SQLITE_TIMEOUT"])
 
 CELERY_BEAT_SCHEDULE = {
     "sweep-due-villages": {

@@ -455,9 +455,6 @@ EN = {
     "Idempotency-Key は100文字までの英数字・記号で指定してください。": (
         "Idempotency-Key must be 1 to 100 printable ASCII characters."
     ),
-    "この Idempotency-Key は別のリクエストに使われています。": (
-        "This Idempotency-Key was used for another request."
-    ),
 }
 
 

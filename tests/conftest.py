@@ -93,8 +93,13 @@ def django_db_modify_db_settings(
                 os.remove(leftover)
 
 
+# How long the tests' writes and requests may wait their turn (see _test_settings).
+UNHURRIED_MS = 30_000
+
+
 def subprocess_env() -> dict[str, str]:
-    """This process's environment, pointed at the test database (after its creation)."""
+    """This process's environment, pointed at the test database (after its creation), and
+    without the load shedding (as in _test_settings) unless the caller sets it."""
     from django.db import connections
 
     from jinro_site.dburl import database_url
@@ -103,6 +108,8 @@ def subprocess_env() -> dict[str, str]:
     env["DATABASE_URL"] = database_url(connections["default"].settings_dict)
     env["DJANGO_SETTINGS_MODULE"] = "jinro_site.settings"
     env["PYTHONUNBUFFERED"] = "1"
+    for name in ("JINRO_WRITE_WAIT_MS", "JINRO_QUEUE_WAIT_MS"):
+        env.setdefault(name, str(UNHURRIED_MS))
     return env
 
 
@@ -347,4 +354,7 @@ def _test_settings(request: pytest.FixtureRequest) -> None:
         return
     settings = request.getfixturevalue("settings")
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # Shedding load is tested where it is the point (tests/realtime/test_overload.py);
+    # elsewhere a machine busy with the suite itself must not refuse the tests' writes.
+    settings.JINRO_WRITE_WAIT_MS = settings.JINRO_QUEUE_WAIT_MS = UNHURRIED_MS
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

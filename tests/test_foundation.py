@@ -73,6 +73,12 @@ def test_every_spec_setting_has_its_default():
         "JINRO_RATE_LIMIT_ENABLED": True,
         "JINRO_SWEEP_INTERVAL": 1,
         "JINRO_BOT_DELAY": 2,
+        # Load and abuse (issue 14): past capacity, and what one socket may send.
+        "JINRO_QUEUE_WAIT_MS": 450,
+        "JINRO_WRITE_WAIT_MS": 450,
+        "JINRO_SQLITE_TIMEOUT": 5,
+        "JINRO_WS_BURST": 10,
+        "JINRO_WS_PER_MINUTE": 30,
     }
     defaults = django_settings.JINRO_DEFAULTS
     assert {name: defaults[name] for name in expected} == expected

@@ -273,7 +273,7 @@ class Answer(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["user", "key"], name="one_answer_per_key"),
+            models.UniqueConstraint(fields=["user", "key", "request"], name="one_answer_per_key"),
         ]
         verbose_name = _("再送への応答")
         verbose_name_plural = _("再送への応答")

@@ -28,7 +28,7 @@ class Migration(migrations.Migration):
             options={
                 'verbose_name': '再送への応答',
                 'verbose_name_plural': '再送への応答',
-                'constraints': [models.UniqueConstraint(fields=('user', 'key'), name='one_answer_per_key')],
+                'constraints': [models.UniqueConstraint(fields=('user', 'key', 'request'), name='one_answer_per_key')],
             },
         ),
     ]

@@ -7,6 +7,9 @@ committed: it runs now) or the answer (it committed: the same answer, nothing ru
 refusal is kept too, except the passing ones (busy, overloaded, rate limited), which a
 retry should meet afresh. Answers are kept for ANSWER_HOURS.
 
+A key belongs to one request line (method and path): the same key sent to another
+endpoint is another key there.
+
 Two requests with one key at once: in one process they take turns (`gate`); across
 processes the second's answer breaks the key's unique constraint, its whole transaction
 (command included) rolls back, and it returns the first's answer.
@@ -70,9 +73,5 @@ def once(
 
 
 def _kept(user: AbstractBaseUser, key: str, request: str) -> Reply | None:
-    answer = Answer.objects.filter(user=user, key=key).first()
-    if answer is None:
-        return None
-    if answer.request != request:
-        raise BadRequest(_("この Idempotency-Key は別のリクエストに使われています。"))
-    return answer.status, answer.body
+    answer = Answer.objects.filter(user=user, key=key, request=request).first()
+    return None if answer is None else (answer.status, answer.body)
