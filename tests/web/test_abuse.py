@@ -99,3 +99,15 @@ def test_a_handle_name_that_looks_like_a_trip_is_refused_on_the_page_and_in_the_
     )
     lower = Client().get(f"/villages/{game.id}/down/").content.decode()
     assert lower.count("◆") == 1 and "名無し" in lower
+
+
+def test_a_page_refused_for_load_is_the_sites_own_503_page_and_says_when_to_come_back():
+    from jinro_site.views import overloaded
+
+    page = overloaded("/villages/1/up/")
+    assert page.status_code == 503 and page["Retry-After"] == "1"
+    html = page.content.decode()
+    assert "混み合っています" in html and 'href="/"' in html
+    assert int(page["Content-Length"]) == len(page.content)
+    api = overloaded("/api/v1/villages/1/messages")
+    assert json.loads(api.content)["error"]["code"] == "overloaded"
