@@ -21,7 +21,7 @@ from villages.models import Village
 from . import core
 from .bots import run_due_bots
 from .config import rules
-from .errors import NotFound
+from .errors import NotFound, Overloaded
 from .persist import Loaded
 
 logger = logging.getLogger(__name__)
@@ -58,8 +58,8 @@ def sweep_due_villages(*, now: datetime | None = None) -> int:
         try:
             tick_village(village_id, now=now)
             done += 1
-        except NotFound:  # held by another sweeper, or deleted
-            continue
+        except (NotFound, Overloaded):  # held by another sweeper, deleted, or too busy now
+            continue  # the next sweep comes back to it
         except Exception:
             logger.exception("sweep of village %s failed", village_id)
     run_due_bots(now=now)
