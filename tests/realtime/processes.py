@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -104,6 +105,15 @@ class Sweepers:
     def stop_workers(self) -> None:
         for process in self.workers:
             stop_process(process, timeout=30)
+        self.workers = []
+
+    def kill_workers(self) -> None:
+        """An outage: every worker killed at once (a warm shutdown, one after the other, can
+        outlast a short grace on a slow machine, and a worker would sweep meanwhile)."""
+        for process in self.workers:
+            os.killpg(process.popen.pid, signal.SIGKILL)
+        for process in self.workers:
+            process.popen.wait(30)
         self.workers = []
 
     def start_beats(self, count: int = 2) -> None:

@@ -136,7 +136,7 @@ def test_after_the_workers_were_down_longer_than_the_outage_limit_nobody_dies_fo
     day_two_with_a_non_voter(game)
     vid = game.village_id
     wait_for(lambda: lines(vid, "time_up_day"), timeout=20, what="the time-up warning")
-    sweepers.stop_workers()
+    sweepers.kill_workers()
     clock = Village.objects.get(pk=vid).game["clock"]
     sudden_at = datetime.fromisoformat(clock["sudden_death_at"])
     overdue = sudden_at + timedelta(seconds=SHORT_RULES["JINRO_OUTAGE_SECONDS"] + 1)
