@@ -264,8 +264,8 @@ JINRO_DEFAULTS: dict[str, int | bool] = {
     # timeout (seconds) only covers another process's write (a management command, a test).
     "JINRO_SQLITE_TIMEOUT": 5,
     # What one WebSocket may send (villages.consumers): a burst, then so many a minute.
-    "JINRO_WS_BURST": 10,
-    "JINRO_WS_PER_MINUTE": 30,
+    "JINRO_WS_BURST": 20,
+    "JINRO_WS_PER_MINUTE": 60,
     "JINRO_SERVE_STATIC": DEBUG,  # daphne serves /static/ itself (no front web server)
 }
 

@@ -77,8 +77,8 @@ def test_every_spec_setting_has_its_default():
         "JINRO_QUEUE_WAIT_MS": 450,
         "JINRO_WRITE_WAIT_MS": 450,
         "JINRO_SQLITE_TIMEOUT": 5,
-        "JINRO_WS_BURST": 10,
-        "JINRO_WS_PER_MINUTE": 30,
+        "JINRO_WS_BURST": 20,
+        "JINRO_WS_PER_MINUTE": 60,
     }
     defaults = django_settings.JINRO_DEFAULTS
     assert {name: defaults[name] for name in expected} == expected
