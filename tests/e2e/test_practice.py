@@ -27,6 +27,14 @@ CAST = {1: "wolf", 2: "wolf", 3: "seer", 4: "villager", 5: "villager", 6: "villa
 CAST |= {7: "villager", 8: "villager"}  # the person takes seat 8, a villager
 
 
+def my_vote_owed(village_id: int, user_id: int) -> bool:
+    """The engine's view: the person may vote now and has not."""
+    from villages.selectors import state_dict, view_for
+
+    me = state_dict(view_for(village_id, user_id))["me"]
+    return bool(me and me["alive"] and me["vote"] is None)
+
+
 def test_one_person_and_seven_bots_play_a_practice_village_to_the_end(
     site, contexts, shot, sweeping
 ):
@@ -64,17 +72,29 @@ def test_one_person_and_seven_bots_play_a_practice_village_to_the_end(
     me.seat_name = "まなぶ"
     deadline = time.monotonic() + 240
     claimed = False
+    owed_since: float | None = None
+    reloads: list[tuple[int, int]] = []
     while Village.objects.get(pk=village_id).status != "ended":
         assert time.monotonic() < deadline, (
             "the practice village never ended",
             Village.objects.filter(pk=village_id).values("phase", "day", "version").first(),
             list(Seat.objects.filter(village_id=village_id).values_list("seat_no", "bot_next_at")),
             list(Message.objects.filter(village_id=village_id).values_list("text", flat=True))[-6:],
+            ("reloads of a screen that offered no vote owed", reloads),
         )
         mine = Seat.objects.get(village_id=village_id, seat_no=8)
         village = Village.objects.get(pk=village_id)
         if village.phase == "day" and mine.alive and me.up.locator("a.act-vote").count():
             me.act("vote")  # the first living seat on the list
+            owed_since = None
+        elif village.phase == "day" and mine.alive and my_vote_owed(village_id, mine.user_id):
+            # The person owes a vote the screen does not offer: after a while, do what a
+            # person does with a screen that looks stuck (reload it), and say so.
+            owed_since = owed_since or time.monotonic()
+            if time.monotonic() - owed_since > 15:
+                reloads.append((village.day, village.version))
+                me.open_screen(village_id)
+                owed_since = None
         if not claimed and "占いCOします" in me.lower.locator("#d-log").inner_text():
             claimed = True
             shot(page, "41-practice-bot-claim")
@@ -83,6 +103,7 @@ def test_one_person_and_seven_bots_play_a_practice_village_to_the_end(
     expect(me.lower.locator(".phase-line")).to_contain_text("終了", timeout=10_000)
     shot(page, "42-practice-ended", full_page=True)
 
+    print("reloads of a screen that offered no vote owed:", reloads)
     ended = Village.objects.get(pk=village_id)
     assert ended.winner
     assert not Seat.objects.filter(village=ended, death_cause="sudden").exists()
