@@ -17,13 +17,13 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from jinro_site.media_asgi import MediaFiles  # noqa: E402
 from jinro_site.runtime import tune_gc_for_a_server  # noqa: E402
-from jinro_site.static_asgi import StaticFiles  # noqa: E402
 from jinro_site.wsorigin import SessionOriginValidator  # noqa: E402
 from villages.routing import websocket_urlpatterns  # noqa: E402
 
 http_application = (
-    StaticFiles(django_application) if settings.JINRO_SERVE_STATIC else django_application
+    MediaFiles(django_application) if settings.JINRO_SERVE_STATIC else django_application
 )
 
 application = ProtocolTypeRouter(

@@ -58,14 +58,16 @@ def env_list(name: str, default: list[str]) -> list[str]:
 REDIS_URL = os.environ.get("REDIS_URL", "")
 EMBEDDED = not REDIS_URL
 
-DEBUG = env_bool("DEBUG", EMBEDDED)
+# Off unless asked for (DEBUG=1): its pages show settings and tracebacks to any visitor.
+DEBUG = env_bool("DEBUG", False)
 
 
 def _secret_key() -> str:
     if key := os.environ.get("SECRET_KEY"):
         return key
-    if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
+    if not EMBEDDED:
+        raise ImproperlyConfigured("SECRET_KEY must be set in the production layout (REDIS_URL)")
+    # The embedded site keeps its own key under var/, made once, readable by its owner only.
     key_file = VAR_DIR / "secret_key"
     if not key_file.exists():
         key_file.touch(mode=0o600)
@@ -75,8 +77,37 @@ def _secret_key() -> str:
 
 SECRET_KEY = _secret_key()
 
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
+LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", LOOPBACK_HOSTS if EMBEDDED or DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+# --- HTTPS (README's production environment turns these on behind a TLS proxy) ------------
+
+
+def _proxy_ssl_header() -> tuple[str, str] | None:
+    raw = os.environ.get("SECURE_PROXY_SSL_HEADER", "")
+    if not raw.strip():
+        return None
+    header, sep, value = raw.partition(",")
+    if not sep or not header.strip().startswith("HTTP_") or not value.strip():
+        raise ImproperlyConfigured(
+            f"SECURE_PROXY_SSL_HEADER={raw!r}: give HEADER,VALUE as in HTTP_X_FORWARDED_PROTO,https"
+        )
+    return (header.strip(), value.strip())
+
+
+SECURE_PROXY_SSL_HEADER = _proxy_ssl_header()
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # monitors ask the daphne behind the proxy directly
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# The game screen is a frameset of the site's own pages (SPEC §10), so frames are allowed
+# from the same origin (X_FRAME_OPTIONS below); check --deploy's advice of DENY would
+# blank the screen.
+SILENCED_SYSTEM_CHECKS = ["security.W019"]
 
 # --- Applications --------------------------------------------------------------------------
 
@@ -96,6 +127,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # /static/ (hashed, compressed, cached for a year) before anything else runs.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -107,6 +140,7 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "jinro_site.urls"
+CSRF_FAILURE_VIEW = "jinro_site.views.csrf_failure"
 # The game screen is made of same-site frames (SPEC §10); other sites may not frame it.
 X_FRAME_OPTIONS = "SAMEORIGIN"
 WSGI_APPLICATION = "jinro_site.wsgi.application"
@@ -179,11 +213,17 @@ USE_TZ = True
 # --- Static files --------------------------------------------------------------------------
 
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT = VAR_DIR / "static"  # `collectstatic` (bin/run and bin/test run it) fills it
 STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Names carry the content's hash (a new jinro.js is a new URL after an upgrade), with
+    # gzip copies beside them; WhiteNoise serves them with far-future cache headers.
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
 
-# Uploads (icons added by admins). Served by the site itself when DEBUG or
-# JINRO_SERVE_STATIC is on; otherwise by the front web server, like var/static/.
+# Uploads (icons added by admins). Served by the site itself when JINRO_SERVE_STATIC is on
+# (the embedded default); otherwise by the front web server (deploy/nginx/jinro_site.conf).
 MEDIA_URL = "media/"
 MEDIA_ROOT = VAR_DIR / "media"
 
@@ -266,7 +306,8 @@ JINRO_DEFAULTS: dict[str, int | bool] = {
     # What one WebSocket may send (villages.consumers): a burst, then so many a minute.
     "JINRO_WS_BURST": 20,
     "JINRO_WS_PER_MINUTE": 60,
-    "JINRO_SERVE_STATIC": DEBUG,  # daphne serves /static/ itself (no front web server)
+    # The site serves /media/ (uploaded icons) itself, having no front web server.
+    "JINRO_SERVE_STATIC": EMBEDDED,
 }
 
 _jinro = {

@@ -14,8 +14,9 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
 ]
 
-if settings.DEBUG or settings.JINRO_SERVE_STATIC:
-    # Icons uploaded by admins; in production the front web server serves var/media/.
+if settings.JINRO_SERVE_STATIC:
+    # Icons uploaded by admins, when the site runs without jinro_site.asgi's MediaFiles in
+    # front (the test client, WSGI); in production the front web server serves var/media/.
     urlpatterns.append(
         re_path(
             rf"^{settings.MEDIA_URL.strip('/')}/(?P<path>.*)$",
@@ -26,4 +27,7 @@ if settings.DEBUG or settings.JINRO_SERVE_STATIC:
 
 urlpatterns.append(path("", include("villages.urls")))
 
+handler400 = "jinro_site.views.bad_request"
+handler403 = "jinro_site.views.forbidden"
+handler404 = "jinro_site.views.not_found"
 handler500 = "jinro_site.views.server_error"

@@ -95,6 +95,61 @@ def error_answer(request_path: str, status: int, code: str, message: str, title:
     return response
 
 
+def not_found(request: HttpRequest, exception: Exception | None = None):
+    """handler404: the site's own page (API.md's error shape under /api/)."""
+    from django.utils.translation import gettext as _
+
+    return error_answer(
+        request.path,
+        404,
+        "not_found",
+        _("お探しのページは見つかりませんでした。アドレスを確かめてください。"),
+        _("ページが見つかりません"),
+    )
+
+
+def forbidden(request: HttpRequest, exception: Exception | None = None):
+    """handler403."""
+    from django.utils.translation import gettext as _
+
+    return error_answer(
+        request.path,
+        403,
+        "forbidden",
+        _("このページを見る権限がありません。"),
+        _("アクセスできません"),
+    )
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None):
+    """handler400 (a malformed request, or a Host not in ALLOWED_HOSTS)."""
+    from django.utils.translation import gettext as _
+
+    return error_answer(
+        request.path,
+        400,
+        "bad_request",
+        _("リクエストを読み取れませんでした。"),
+        _("不正なリクエスト"),
+    )
+
+
+def csrf_failure(request: HttpRequest, reason: str = ""):
+    """CSRF_FAILURE_VIEW: a form sent from a stale or foreign page; nothing was changed."""
+    from django.utils.translation import gettext as _
+
+    return error_answer(
+        request.path,
+        403,
+        "forbidden",
+        _(
+            "フォームの有効期限が切れたか、別のサイトから送られました。何も変更していません。"
+            "ページを読み込み直してから、もう一度送ってください。"
+        ),
+        _("送信を受け付けられません"),
+    )
+
+
 def server_error(request: HttpRequest):
     """handler500: nothing of what went wrong is shown (it is in the log)."""
     from django.utils.translation import gettext as _

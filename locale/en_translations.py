@@ -258,6 +258,7 @@ EN = {
     "長いあいだ動きがなかったため、この村は廃村になりました。": (
         "Nothing happened for a long time: the village was abandoned."
     ),
+    "管理者によりこの村は廃村になりました。": "The village was closed by the site's staff.",
     "{name}さん「異議あり！」": "{name}: “Objection!”",
     "人狼はすべて倒れました。村人の勝利です。": "All the werewolves are dead. The village wins.",
     "村は人狼に支配されました。人狼の勝利です。": (

@@ -40,6 +40,17 @@ def missing_services() -> str | None:
     return "; ".join(missing) or None
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Gather the static files, as bin/run does: pages name the hashed files of the
+    manifest that `collectstatic` writes (WhiteNoise's storage), here and in the site
+    processes the tests start. (Not for the engine's tests alone, run without Django.)"""
+    if not session.config.pluginmanager.hasplugin("django"):
+        return
+    from django.core.management import call_command
+
+    call_command("collectstatic", interactive=False, verbosity=0)
+
+
 # --- The `services` marker -------------------------------------------------------------------
 
 
@@ -207,7 +218,7 @@ def serve_site(name: str, log_dir: Path, env: dict[str, str]) -> Iterator[Runnin
 
 @pytest.fixture(scope="session")
 def _daphne_process(django_db_setup: None, tmp_path_factory) -> Iterator[RunningProcess]:
-    # No front web server in tests: daphne serves /static/ in both modes.
+    # No front web server in tests: the site serves /media/ too in both modes.
     env = {"JINRO_SERVE_STATIC": os.environ.get("JINRO_SERVE_STATIC", "1")}
     with serve_site("daphne", tmp_path_factory.mktemp("daphne"), env) as process:
         yield process

@@ -239,6 +239,15 @@ def test_quiet_waiting_village_is_abandoned_with_no_winner() -> None:
     assert game.next_deadline(s, RULES) is None
 
 
+def test_staff_abandoning_says_it_was_the_staff_not_a_quiet_village() -> None:
+    """SPEC §11c 廃村 by an admin: its own line, whatever the phase; nobody wins."""
+    state = seated(8)
+    step = unchanged(game.abandon, state, rules=RULES, now=T0 + timedelta(seconds=5))
+    assert step.state.phase is Phase.ENDED and step.state.abandoned
+    assert step.state.winner is None and GameOver(None) in step.events
+    assert [p.code for p in step.events if isinstance(p, Post)] == ["abandoned_by_staff"]
+
+
 def test_activity_while_waiting_postpones_abandoning() -> None:
     """SPEC §2.7 activity (a seat, talk, a start vote) restarts the quiet period."""
     state = seated(3)

@@ -358,6 +358,31 @@ def test_rules_page_has_a_table_of_contents_with_anchors_from_bracket_headings(d
     assert 'href="#%E5%8B%9D%E5%88%A9%E6%9D%A1%E4%BB%B6"' in html
 
 
+def test_the_rules_page_reads_this_sites_settings(db, settings):
+    html = Client().get("/info/rules/").content.decode()
+    assert "3分以内に投票・行動しなかった人は突然死します" in html
+    assert "残り1分30秒からは6秒ごとに警告音" in html
+    assert "1単位は昼なら7分30秒、夜なら15分" in html
+    assert "開始前から数えて一人5回までです" in html
+    assert "{{" not in html
+    settings.JINRO_SUDDEN_DEATH_GRACE = 90
+    settings.JINRO_OBJECTIONS_PER_PLAYER = 3
+    settings.JINRO_DAY_SECONDS_PER_UNIT = 3600 + 1800
+    html = Client().get("/info/rules/").content.decode()
+    assert "1分30秒以内に投票・行動しなかった人は突然死します" in html
+    assert "開始前から数えて一人3回までです" in html
+    assert "1単位は昼なら1時間30分、夜なら15分" in html
+    assert "3分以内" not in html and "一人5回" not in html
+
+
+def test_a_page_may_name_any_rule_setting_and_a_wrong_name_stays_as_written(db):
+    InfoPage.objects.create(
+        slug="numbers", title="数字", body="キック{{ kick_votes }}、{{no_such_setting}}"
+    )
+    html = Client().get("/info/numbers/").content.decode()
+    assert "キック3人、{{no_such_setting}}" in html
+
+
 def test_an_admin_page_with_only_bracket_headings(db):
     InfoPage.objects.create(
         slug="extra", title="補足ルール", body="【その一】\n本文\n\n【その二】\n本文"

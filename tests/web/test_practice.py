@@ -58,7 +58,7 @@ def test_a_village_created_with_bots_is_a_practice_village_on_the_top_page():
     assert village.practice and village.seated == 7
     normal = waiting_village(n=2, capacity=8).village
     top = Client().get("/").content.decode()
-    assert "practice.svg" in top and "練習しよう" in top
+    assert "villages/options/practice." in top and "練習しよう" in top
     only = Client().get("/?practice=only").content.decode()
     assert "練習しよう" in only and normal.name not in only
     none = Client().get("/?practice=none").content.decode()

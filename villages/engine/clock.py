@@ -51,7 +51,7 @@ def tick(state: GameState, *, rules: Rules, rng: random.Random, now: datetime) -
     if s.phase is Phase.WAITING:
         last = s.clock.last_activity_at
         if last is not None and now - last >= timedelta(seconds=rules.abandon_seconds):
-            _abandon(run)
+            _abandon(run, "abandoned")
         return run.done()
     if s.phase is Phase.ENDED:
         return run.done()
@@ -149,20 +149,21 @@ def next_deadline(state: GameState, rules: Rules) -> datetime | None:
 
 
 def abandon(state: GameState, *, rules: Rules, now: datetime) -> Step:
-    """廃村: staff close a village, whatever its phase; nobody wins."""
+    """廃村: staff close a village, whatever its phase; nobody wins. Its line says so
+    (a waiting village that nobody moved closes with a line of its own)."""
     if state.phase is Phase.ENDED:
         raise WrongPhase("この村はすでに終わっています。")
     run = Run(state, rules, now)
-    _abandon(run)
+    _abandon(run, "abandoned_by_staff")
     return run.done()
 
 
-def _abandon(run: Run) -> None:
+def _abandon(run: Run, code: str) -> None:
     s = run.state
     s.abandoned = True
     s.phase = Phase.ENDED
     c = s.clock
     c.time_up_at = c.sudden_death_at = c.last_alert_at = None
-    run.post("abandoned")
+    run.post(code)
     run.events.append(GameOver(None))
     run.events.append(PhaseChanged(s.day, s.phase))

@@ -31,6 +31,7 @@ SYSTEM_TEXTS: dict[str, str] = {
     "revote_after_sudden": _("突然死が出たため、投票はやり直しになります。"),
     "outage": _("サーバーが止まっていたため、猶予を今から{grace}取り直します。"),
     "abandoned": _("長いあいだ動きがなかったため、この村は廃村になりました。"),
+    "abandoned_by_staff": _("管理者によりこの村は廃村になりました。"),
     "objection": _("{name}さん「異議あり！」"),
     "win_village": _("人狼はすべて倒れました。村人の勝利です。"),
     "win_wolves": _("村は人狼に支配されました。人狼の勝利です。"),

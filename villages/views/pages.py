@@ -15,6 +15,7 @@ from villages import selectors
 from villages.engine import RuleError
 from villages.engine.cast import option_minimums
 from villages.forms import FLAG_OPTIONS, CreateVillageForm, SeatForm
+from villages.infopages import values as setting_values
 from villages.infopages.render import render as render_markdown
 from villages.models import InfoPage, Village
 from villages.services import bots as bot_seats
@@ -112,7 +113,7 @@ def info_page(request: HttpRequest, slug: str) -> HttpResponse:
     page = get_object_or_404(InfoPage, slug=slug)
     if not page.published and not request.user.is_staff:
         raise Http404
-    rendered = render_markdown(page.body)
+    rendered = render_markdown(setting_values.fill(page.body, rules()))
     return render(
         request,
         "villages/info_page.html",

@@ -1,11 +1,9 @@
-"""`/static/` and `/media/` served by the site itself (JINRO_SERVE_STATIC), before Django.
+"""`/media/` (icons uploaded by admins) served by the site itself (JINRO_SERVE_STATIC).
 
-A small site runs without a front web server; its icons, sounds, styles and script are
-then asked of daphne. Going through Django's request machinery for each (middleware, a
-thread hop, the staticfiles view) cost more than a small page. Here a file is found once
-(with the staticfiles finders, as `collectstatic` would find it, or under MEDIA_ROOT), kept
-in memory if small, and answered on the event loop with an ETag and a cache lifetime, so a
-browser that has it asks again only to hear 304.
+A small site runs without a front web server, so its uploaded icons are asked of daphne.
+Here a file under MEDIA_ROOT is found once, kept in memory if small, and answered on the
+event loop with an ETag and a cache lifetime, so a browser that has it asks again only to
+hear 304. (`/static/` is WhiteNoise's, in Django's middleware: hashed names, compressed.)
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ from typing import Any
 from urllib.parse import unquote
 
 from django.conf import settings
-from django.contrib.staticfiles import finders
 
 MAX_CACHED = 512 * 1024  # larger files are read from disk each time
 MAX_AGE = 3600
@@ -50,15 +47,12 @@ class _File:
         return self.body if self.body is not None else self.path.read_bytes()
 
 
-class StaticFiles:
-    """ASGI middleware: answer GET and HEAD under STATIC_URL and MEDIA_URL, pass the rest."""
+class MediaFiles:
+    """ASGI middleware: answer GET and HEAD under MEDIA_URL, pass the rest."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
-        self.prefixes = [
-            ("/" + settings.STATIC_URL.lstrip("/"), self._static),
-            ("/" + settings.MEDIA_URL.lstrip("/"), self._media),
-        ]
+        self.prefixes = [("/" + settings.MEDIA_URL.lstrip("/"), self._media)]
         self.files: dict[str, _File] = {}
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -69,13 +63,6 @@ class StaticFiles:
                     await self._answer(scope, send, find, unquote(path[len(prefix) :]))
                     return
         await self.app(scope, receive, send)
-
-    def _static(self, name: str) -> Path | None:
-        found = finders.find(name)
-        if not found and settings.STATIC_ROOT:
-            candidate = Path(settings.STATIC_ROOT) / name
-            found = str(candidate) if candidate.is_file() else None
-        return Path(found) if found else None
 
     def _media(self, name: str) -> Path | None:
         root = Path(settings.MEDIA_ROOT).resolve()
