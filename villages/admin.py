@@ -1,8 +1,10 @@
 """Moderation in the Django admin (SPEC §1, §11): villages, seats, messages, icons.
 
 Game state is never edited here by hand: ending a village and kicking a seat go through
-`villages.services.lifecycle`, like every other write; hiding a message only sets its flag,
-which every view (`villages.selectors`) honours.
+`villages.services.lifecycle`, like every other write, and saving a village writes only its
+name and comment, as a new version (`moderation.edit_village`), so a vote committed while
+the form was open is kept. Hiding a message goes through `moderation.set_hidden`. Codes
+(roles, causes of death, phases, winners, kinds of line) are shown by their names.
 """
 
 from __future__ import annotations
@@ -11,14 +13,17 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.core.validators import FileExtensionValidator
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from villages.engine.errors import RuleError
 from villages.services import lifecycle, moderation
+from villages.views import labels
 
 from .models import Icon, InfoPage, Message, Seat, Village
 
@@ -33,6 +38,41 @@ def _report(modeladmin: admin.ModelAdmin, request: HttpRequest, done: int, error
         modeladmin.message_user(request, error, level=messages.ERROR)
 
 
+def _named(table: dict, field: str, description: Any) -> Any:
+    """A list column showing `field`'s code by its name in `table` (sortable by the code)."""
+
+    @admin.display(description=description, ordering=field)
+    def column(self: admin.ModelAdmin, obj: Any) -> str:
+        return labels.label(table, getattr(obj, field))
+
+    column.__name__ = f"{field}_name"
+    return column
+
+
+def _code_filter(field: str, table: dict, title: Any) -> type[admin.SimpleListFilter]:
+    """A list filter over `field`'s codes, offered by their names."""
+
+    class CodeFilter(admin.SimpleListFilter):
+        parameter_name = field
+
+        def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list:
+            return [(code, name) for code, name in table.items()]
+
+        def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+            value = self.value()
+            return queryset.filter(**{field: value}) if value else queryset
+
+    CodeFilter.title = title
+    CodeFilter.__name__ = f"{field.title()}Filter"
+    return CodeFilter
+
+
+def _roles(seat: Seat) -> str:
+    names = [labels.label(labels.ROLE, seat.role)]
+    names += [labels.label(labels.SUB_ROLE, sub) for sub in seat.sub_roles or ()]
+    return "・".join(name for name in names if name)
+
+
 # ---------------------------------------------------------------------------
 # Villages and their seats
 
@@ -44,10 +84,9 @@ class SeatInline(admin.TabularInline):
         "handle_name",
         "user",
         "trip",
-        "role",
-        "sub_roles",
+        "role_names",
         "alive",
-        "death_cause",
+        "death_cause_name",
         "kicked",
     )
     readonly_fields = fields
@@ -59,6 +98,12 @@ class SeatInline(admin.TabularInline):
     def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
+    @admin.display(description=_("役職"))
+    def role_names(self, seat: Seat) -> str:
+        return _roles(seat)
+
+    death_cause_name = _named(labels.DEATH, "death_cause", _("死因"))
+
 
 @admin.register(Village)
 class VillageAdmin(admin.ModelAdmin):
@@ -67,8 +112,8 @@ class VillageAdmin(admin.ModelAdmin):
         "name",
         "status",
         "day",
-        "phase",
-        "winner",
+        "phase_name",
+        "winner_name",
         "abandoned",
         "seated",
         "capacity",
@@ -76,7 +121,13 @@ class VillageAdmin(admin.ModelAdmin):
         "ended_at",
     )
     list_display_links = ("id", "name")
-    list_filter = ("status", "phase", "winner", "abandoned", "created_at")
+    list_filter = (
+        "status",
+        _code_filter("phase", labels.PHASE, _("場面")),
+        _code_filter("winner", labels.WINNER, _("勝者")),
+        "abandoned",
+        "created_at",
+    )
     search_fields = ("=id", "name", "comment")
     date_hierarchy = "created_at"
     fields = (
@@ -86,8 +137,8 @@ class VillageAdmin(admin.ModelAdmin):
         "options",
         "status",
         "day",
-        "phase",
-        "winner",
+        "phase_name",
+        "winner_name",
         "abandoned",
         "created_by",
         "created_at",
@@ -100,6 +151,9 @@ class VillageAdmin(admin.ModelAdmin):
     inlines = [SeatInline]
     actions = ["end_now", "delete_selected"]
 
+    phase_name = _named(labels.PHASE, "phase", _("場面"))
+    winner_name = _named(labels.WINNER, "winner", _("勝者"))
+
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # villages are made by players, through the services
 
@@ -111,8 +165,28 @@ class VillageAdmin(admin.ModelAdmin):
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         pass  # the seats are read-only here
 
+    def construct_change_message(
+        self, request: HttpRequest, form: Any, formsets: Any, add: bool = False
+    ) -> list:
+        return super().construct_change_message(request, form, [], add)  # seats unsaved
+
     @admin.action(description=_("選択した村を今すぐ終了する（廃村）"), permissions=["change"])
-    def end_now(self, request: HttpRequest, queryset: QuerySet[Village]) -> None:
+    def end_now(self, request: HttpRequest, queryset: QuerySet[Village]) -> HttpResponse | None:
+        """Asks first (a page listing the villages); on "yes", each is closed through the
+        engine, which posts 管理者により廃村 in it."""
+        if request.POST.get("confirmed") != "yes":
+            return TemplateResponse(
+                request,
+                "admin/villages/village/end_now_confirmation.html",
+                {
+                    **self.admin_site.each_context(request),
+                    "title": _("村を今すぐ終了しますか？"),
+                    "opts": self.model._meta,
+                    "villages": list(queryset.order_by("pk")),
+                    "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                    "action": "end_now",
+                },
+            )
         done, errors = 0, []
         for village in queryset:
             try:
@@ -121,6 +195,7 @@ class VillageAdmin(admin.ModelAdmin):
             except RuleError as exc:
                 errors.append(f"{village}: {exc.message}")
         _report(self, request, done, errors)
+        return None
 
 
 @admin.register(Seat)
@@ -131,12 +206,12 @@ class SeatAdmin(admin.ModelAdmin):
         "handle_name",
         "user",
         "trip",
-        "role",
+        "role_names",
         "alive",
-        "death_cause",
+        "death_cause_name",
         "kicked",
     )
-    list_filter = ("kicked", "alive", "role", "dummy")
+    list_filter = ("kicked", "alive", _code_filter("role", labels.ROLE, _("役職")), "dummy")
     list_select_related = ("village", "user")
     search_fields = ("handle_name", "user__username", "=village__id", "village__name")
     readonly_fields = [f.name for f in Seat._meta.fields if f.name != "id"]
@@ -144,6 +219,12 @@ class SeatAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    @admin.display(description=_("役職"), ordering="role")
+    def role_names(self, seat: Seat) -> str:
+        return _roles(seat)
+
+    death_cause_name = _named(labels.DEATH, "death_cause", _("死因"))
 
     @admin.action(description=_("選択した席をキックする（開始前のみ）"), permissions=["change"])
     def kick(self, request: HttpRequest, queryset: QuerySet[Seat]) -> None:
@@ -168,12 +249,29 @@ class SeatAdmin(admin.ModelAdmin):
 
 @admin.register(Message)
 class MessageAdmin(admin.ModelAdmin):
-    list_display = ("id", "village", "day", "phase", "kind", "seat_no", "excerpt", "hidden")
-    list_filter = ("hidden", "kind", "phase", ("village", admin.RelatedOnlyFieldListFilter))
+    list_display = (
+        "id",
+        "village",
+        "day",
+        "phase_name",
+        "kind_name",
+        "seat_no",
+        "excerpt",
+        "hidden",
+    )
+    list_filter = (
+        "hidden",
+        _code_filter("kind", labels.MESSAGE_KIND, _("種類")),
+        _code_filter("phase", labels.PHASE, _("場面")),
+        ("village", admin.RelatedOnlyFieldListFilter),
+    )
     list_select_related = ("village",)
     search_fields = ("text", "=village__id")
     readonly_fields = [f.name for f in Message._meta.fields if f.name not in ("id", "hidden")]
     actions = ["hide", "unhide"]
+
+    phase_name = _named(labels.PHASE, "phase", _("場面"))
+    kind_name = _named(labels.MESSAGE_KIND, "kind", _("種類"))
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

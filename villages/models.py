@@ -83,8 +83,8 @@ class Village(models.Model):
     seated = models.PositiveSmallIntegerField(_("人数"), default=0)
     # The id of its newest line, and a count of the staff's hiding and showing of lines:
     # with `version`, what a log drawn of this village depends on (views.render).
-    last_line = models.PositiveBigIntegerField(default=0)
-    hidden_mark = models.PositiveIntegerField(default=0)
+    last_line = models.PositiveBigIntegerField(_("最新の発言"), default=0)
+    hidden_mark = models.PositiveIntegerField(_("非表示の更新"), default=0)
     options = models.JSONField(_("オプション"), default=dict)
     status = models.CharField(
         _("状態"), max_length=10, choices=Status.choices, default=Status.WAITING, db_index=True
@@ -94,12 +94,18 @@ class Village(models.Model):
     winner = models.CharField(_("勝者"), max_length=10, blank=True)
     abandoned = models.BooleanField(_("廃村"), default=False)
     practice = models.BooleanField(_("練習村"), default=False, db_index=True)  # has bot seats
-    game = models.JSONField(default=dict, help_text="The engine's clock and counters.")
-    seed = models.BigIntegerField(default=0)
-    version = models.PositiveIntegerField(default=0)
-    deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    game = models.JSONField(
+        _("ゲームの状態"), default=dict, help_text="The engine's clock and counters."
+    )
+    seed = models.BigIntegerField(_("乱数の種"), default=0)
+    version = models.PositiveIntegerField(_("版"), default=0)
+    deadline_at = models.DateTimeField(_("次の期限"), null=True, blank=True, db_index=True)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        verbose_name=_("作成者"),
     )
     created_at = models.DateTimeField(_("作成"), auto_now_add=True)
     started_at = models.DateTimeField(_("開始"), null=True, blank=True)
@@ -115,7 +121,9 @@ class Village(models.Model):
 
 
 class Seat(models.Model):
-    village = models.ForeignKey(Village, on_delete=models.CASCADE, related_name="seats")
+    village = models.ForeignKey(
+        Village, on_delete=models.CASCADE, related_name="seats", verbose_name=_("村")
+    )
     seat_no = models.PositiveSmallIntegerField(_("席番号"))
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -123,28 +131,31 @@ class Seat(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="seats",
+        verbose_name=_("ユーザー"),
     )
     handle_name = models.CharField(_("ハンドル名"), max_length=40)
-    icon = models.ForeignKey(Icon, null=True, blank=True, on_delete=models.SET_NULL)
+    icon = models.ForeignKey(
+        Icon, null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("アイコン")
+    )
     trip = models.CharField(_("トリップ"), max_length=20, blank=True)
-    ip = models.GenericIPAddressField(null=True, blank=True)
+    ip = models.GenericIPAddressField(_("IPアドレス"), null=True, blank=True)
     dummy = models.BooleanField(_("身代わり君"), default=False)
     kicked = models.BooleanField(_("キック済み"), default=False)
-    start_voted = models.BooleanField(default=False)
+    start_voted = models.BooleanField(_("開始に投票"), default=False)
     role = models.CharField(_("役職"), max_length=10, blank=True)
     sub_roles = models.JSONField(_("兼任"), default=list, blank=True)
     alive = models.BooleanField(_("生存"), default=True)
     death_cause = models.CharField(_("死因"), max_length=10, blank=True)
-    death_day = models.PositiveSmallIntegerField(null=True, blank=True)
-    death_phase = models.CharField(max_length=10, blank=True)
+    death_day = models.PositiveSmallIntegerField(_("死亡日"), null=True, blank=True)
+    death_phase = models.CharField(_("死亡した場面"), max_length=10, blank=True)
     will = models.TextField(_("遺言"), blank=True)
-    will_published = models.BooleanField(default=False)
-    objections_left = models.PositiveSmallIntegerField(default=5)
+    will_published = models.BooleanField(_("遺言を公開"), default=False)
+    objections_left = models.PositiveSmallIntegerField(_("残りの異議"), default=5)
     # A bot's seat: its strategy (villages/bots), and when it next looks at its view
     # (None: when the village next changes). Swept like the deadlines.
     bot = models.CharField(_("ボット"), max_length=20, blank=True)
-    bot_next_at = models.DateTimeField(null=True, blank=True, db_index=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    bot_next_at = models.DateTimeField(_("ボットの次の番"), null=True, blank=True, db_index=True)
+    created_at = models.DateTimeField(_("作成"), auto_now_add=True)
 
     class Meta:
         ordering = ["village", "seat_no"]
@@ -167,18 +178,20 @@ class Seat(models.Model):
 
 
 class Message(models.Model):
-    village = models.ForeignKey(Village, on_delete=models.CASCADE, related_name="messages")
-    day = models.PositiveSmallIntegerField(default=0)
-    phase = models.CharField(max_length=10)
+    village = models.ForeignKey(
+        Village, on_delete=models.CASCADE, related_name="messages", verbose_name=_("村")
+    )
+    day = models.PositiveSmallIntegerField(_("日"), default=0)
+    phase = models.CharField(_("場面"), max_length=10)
     kind = models.CharField(_("種類"), max_length=16)
-    seat_no = models.PositiveSmallIntegerField(null=True, blank=True)
+    seat_no = models.PositiveSmallIntegerField(_("席番号"), null=True, blank=True)
     text = models.TextField(_("本文"))
-    volume = models.CharField(max_length=8, default="normal")
-    code = models.CharField(max_length=32, blank=True)
-    params = models.JSONField(default=dict, blank=True)
-    cost = models.PositiveIntegerField(default=0)
+    volume = models.CharField(_("声の大きさ"), max_length=8, default="normal")
+    code = models.CharField(_("コード"), max_length=32, blank=True)
+    params = models.JSONField(_("パラメータ"), default=dict, blank=True)
+    cost = models.PositiveIntegerField(_("消費時間"), default=0)
     hidden = models.BooleanField(_("非表示"), default=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(_("作成"), auto_now_add=True)
 
     class Meta:
         ordering = ["id"]
@@ -202,7 +215,7 @@ class Ballot(models.Model):
     voter = models.PositiveSmallIntegerField()
     target = models.PositiveSmallIntegerField()
     weight = models.PositiveSmallIntegerField(default=1)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(_("作成"), auto_now_add=True)
 
     class Meta:
         ordering = ["id"]
@@ -222,7 +235,7 @@ class NightAction(models.Model):
     seat_no = models.PositiveSmallIntegerField()
     ability = models.CharField(max_length=10)
     targets = models.JSONField(default=list)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(_("作成"), auto_now_add=True)
 
     class Meta:
         ordering = ["id"]

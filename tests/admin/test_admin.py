@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from html.parser import HTMLParser
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -25,9 +27,28 @@ def api(db) -> Api:
     return Api(DjangoTransport())
 
 
-def act(admin_client, model: str, action: str, pks: list[int]):
+class _Inputs(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fields: dict[str, str] = {}
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        attributes = dict(attrs)
+        if tag == "input" and attributes.get("name") and attributes.get("type") != "submit":
+            self.fields[attributes["name"]] = attributes.get("value") or ""
+
+
+def form_fields(page: str) -> dict[str, str]:
+    """The inputs a browser would send back from an admin change form."""
+    parser = _Inputs()
+    parser.feed(page)
+    return parser.fields
+
+
+def act(admin_client, model: str, action: str, pks: list[int], **extra: str):
     url = reverse(f"admin:{model}_changelist")
-    return admin_client.post(url, {"action": action, "_selected_action": pks}, follow=True)
+    data = {"action": action, "_selected_action": pks, **extra}
+    return admin_client.post(url, data, follow=True)
 
 
 @pytest.mark.parametrize(
@@ -57,16 +78,52 @@ def test_village_list_filters_and_search(api: Api, admin_client):
     assert change.status_code == 200 and table.player(1).username in change.content.decode()
 
 
-def test_ending_a_village_now_abandons_it_through_the_engine(api: Api, admin_client):
+def test_ending_a_village_now_asks_first_then_abandons_it_through_the_engine(
+    api: Api, admin_client
+):
     table = open_village(api, players=8)
-    act(admin_client, "villages_village", "end_now", [table.id])
+    before = table.state()
+    asked = act(admin_client, "villages_village", "end_now", [table.id]).content.decode()
+    assert "村を今すぐ終了しますか？" in asked and "はい、終了します" in asked
+    assert f'name="_selected_action" value="{table.id}"' in asked
+    assert table.state() == before, "nothing happens before the staff says yes"
+    act(admin_client, "villages_village", "end_now", [table.id], confirmed="yes")
     state = table.state()
     assert state["village"]["status"] == "ended" and state["village"]["abandoned"]
     assert state["winner"] is None
     last = table.messages()[-1]
     assert last["code"] == "abandoned_by_staff" and "管理者により" in last["text"]
-    page = act(admin_client, "villages_village", "end_now", [table.id])
+    page = act(admin_client, "villages_village", "end_now", [table.id], confirmed="yes")
     assert "すでに終わっています" in page.content.decode(), "a second end is refused, politely"
+
+
+def test_an_admin_save_keeps_a_vote_committed_while_the_form_was_open(api: Api, admin_client):
+    table = open_village(api, players=8, start=False)
+    url = reverse("admin:villages_village_change", args=[table.id])
+    form = form_fields(admin_client.get(url).content.decode())  # the form is read
+    table.player(2).ok("POST", table.path("start-vote"))  # a player votes meanwhile
+    version = Village.objects.get(pk=table.id).version
+    saved = admin_client.post(url, {**form, "name": "改名した村", "comment": "説明"})
+    assert saved.status_code == 302, saved.content.decode()[:2000]
+    village = Village.objects.get(pk=table.id)
+    assert (village.name, village.comment) == ("改名した村", "説明")
+    assert village.version == version + 1
+    assert Seat.objects.get(village=village, seat_no=2).start_voted, "the vote is kept"
+    assert table.state()["village"]["name"] == "改名した村"
+
+
+def test_the_lists_show_names_not_codes(api: Api, admin_client):
+    table = open_village(api, players=8, cast=["wolf", "wolf", "seer"] + ["villager"] * 5)
+    seats = admin_client.get(reverse("admin:villages_seat_changelist")).content.decode()
+    assert "人狼" in seats and "占い師" in seats and ">wolf<" not in seats
+    assert "役職" in seats and "死因" in seats and "席番号" in seats
+    villages = admin_client.get(reverse("admin:villages_village_changelist")).content.decode()
+    assert "場面" in villages and "勝者" in villages
+    lines = admin_client.get(reverse("admin:villages_message_changelist")).content.decode()
+    assert "システム" in lines and ">system<" not in lines
+    for header in ("村", "日", "場面", "席番号"):
+        assert f">{header}<" in lines or f">{header}</a>" in lines, header
+    assert table.id
 
 
 def test_deleting_a_village(api: Api, admin_client):

@@ -59,6 +59,18 @@ PHASE = {
     "day": gettext_lazy("昼"),
     "ended": gettext_lazy("終了後"),
 }
+MESSAGE_KIND = {
+    "talk": gettext_lazy("発言"),
+    "wolf": gettext_lazy("人狼の会話"),
+    "wolf_howl": gettext_lazy("遠吠え"),
+    "common": gettext_lazy("共有者の会話"),
+    "common_whisper": gettext_lazy("ささやき"),
+    "monologue": gettext_lazy("独り言"),
+    "heaven": gettext_lazy("霊話"),
+    "system": gettext_lazy("システム"),
+    "will": gettext_lazy("遺言"),
+    "objection": gettext_lazy("異議あり"),
+}
 ABILITY = {
     "vote": gettext_lazy("投票する"),
     "attack": gettext_lazy("襲撃する"),
