@@ -1,0 +1,76 @@
+"""The standard gettext workflow (issue 13): locale/en/LC_MESSAGES/django.po is the source
+of the English, `makemessages` finds nothing in the code that it lacks, every entry has its
+English, and the committed .mo is compiled from it."""
+
+import gettext
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+PO = ROOT / "locale" / "en" / "LC_MESSAGES" / "django.po"
+MO = PO.with_suffix(".mo")
+SOURCES = ["accounts", "jinro_site", "villages", "templates", "locale", "manage.py"]
+
+
+def statistics(po) -> str:
+    answer = subprocess.run(
+        ["msgfmt", "--statistics", "--check-format", "-o", "/dev/null", str(po)],
+        capture_output=True,
+        text=True,
+    )
+    assert answer.returncode == 0, answer.stderr
+    return answer.stderr.strip()
+
+
+@pytest.fixture(scope="module")
+def extracted(tmp_path_factory):
+    """The .po as `makemessages` leaves it when run over a copy of the code."""
+    if shutil.which("msgfmt") is None or shutil.which("xgettext") is None:
+        pytest.skip("gettext is absent (CI installs it)")
+    copy = tmp_path_factory.mktemp("project")
+    for name in SOURCES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(source, copy / name)
+    answer = subprocess.run(
+        [sys.executable, "manage.py", "makemessages", "-l", "en", "--no-obsolete"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "jinro_site.settings"},
+    )
+    assert answer.returncode == 0, answer.stderr
+    return copy / "locale" / "en" / "LC_MESSAGES" / "django.po"
+
+
+def test_every_msgid_of_the_code_has_its_english(extracted):
+    said = statistics(extracted)
+    assert "untranslated" not in said and "fuzzy" not in said, (
+        f"{said}: run makemessages and write the English into {PO.relative_to(ROOT)}"
+    )
+
+
+def test_the_po_file_is_the_source_with_a_proper_header():
+    text = PO.read_text(encoding="utf-8")
+    assert "SOME DESCRIPTIVE TITLE" not in text and "PACKAGE VERSION" not in text
+    assert '"Language: en\\n"' in text and '"Project-Id-Version: jinro_site\\n"' in text
+    assert not (ROOT / "locale" / "en_translations.py").exists()
+    said = statistics(PO)
+    assert "untranslated" not in said and "fuzzy" not in said, said
+
+
+def test_the_committed_mo_is_compiled_from_the_po(tmp_path):
+    if shutil.which("msgfmt") is None:
+        pytest.skip("gettext is absent (CI installs it)")
+    fresh = tmp_path / "django.mo"
+    subprocess.run(["msgfmt", "-o", str(fresh), str(PO)], check=True)
+    with MO.open("rb") as committed, fresh.open("rb") as compiled:
+        assert gettext.GNUTranslations(committed)._catalog == (
+            gettext.GNUTranslations(compiled)._catalog
+        ), "run manage.py compilemessages -l en --ignore .venv"
