@@ -89,6 +89,14 @@ def notice_for(user_id: int | None) -> str:
     return " ".join(describe(ban) for ban in in_force(user_id))
 
 
+def login_refusal(user: Any) -> str:
+    """What a user whose credentials are right, but who may not log in, is told: the log-in
+    ban in force ("" when there is none). Asked only after the password or the token was
+    found right, so that nobody learns of another's ban."""
+    ban = in_force(user.pk).filter(kind=Ban.Kind.LOGIN).first()
+    return describe(ban) if ban is not None else ""
+
+
 def user_may_log_in(user_id: int) -> bool:
     from django.contrib.auth import get_user_model
 

@@ -4,9 +4,31 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
+from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
 from .models import REFRESH_CHOICES
+
+
+class LoginForm(AuthenticationForm):
+    """Django's login form; a user banned from logging in, with the right password, is
+    told the ban's kind, reason and end instead of "wrong password"."""
+
+    def clean(self) -> dict:
+        try:
+            return super().clean()
+        except forms.ValidationError:
+            from villages.services.errors import Banned
+
+            from .services import refuse_banned_login
+
+            try:
+                refuse_banned_login(
+                    self.cleaned_data.get("username") or "", self.cleaned_data.get("password") or ""
+                )
+            except Banned as banned:
+                raise forms.ValidationError(banned.message, code="banned") from None
+            raise
 
 
 class RegisterForm(forms.Form):

@@ -9,10 +9,10 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from villages.engine.errors import BadRequest, NameTaken
-from villages.services.errors import NotAuthenticated
+from villages.services.errors import Banned, NotAuthenticated
 from villages.services.ratelimit import LOGIN_LIMIT, REGISTER_LIMIT, rate_limit
 
-from .bans import banned_from
+from .bans import banned_from, login_refusal
 from .models import Profile
 
 
@@ -46,12 +46,25 @@ def token_for(*, username: str, password: str, ip: str | None) -> str:
     rate_limit("login", ip or "-", LOGIN_LIMIT)
     user = authenticate(username=username, password=password)
     if user is None or not user.is_active:
+        refuse_banned_login(username, password)
         raise NotAuthenticated("ユーザー名かパスワードが違います。")
     return profile_of(user).api_token
 
 
+def refuse_banned_login(username: str, password: str) -> None:
+    """Raise `Banned` (kind, reason, end) when these are the right credentials of an active
+    user with a log-in ban; return when they are not (the caller says "wrong")."""
+    User = get_user_model()
+    user = User._default_manager.filter(**{User.USERNAME_FIELD: username}).first()
+    right = user is not None and user.is_active and user.check_password(password)
+    if right and (notice := login_refusal(user)):
+        raise Banned(notice)
+
+
 def user_for_token(key: str) -> AbstractBaseUser | None:
-    """The token's user, unless it is inactive or banned from logging in (one query)."""
+    """The token's user; None when it is nobody's or its user is inactive; `Banned` (403,
+    with the ban's kind, reason and end) when its user is banned from logging in. One
+    query, when no ban is in force."""
     if not key:
         return None
     profile = Profile.objects.select_related("user").filter(api_token=key).first()
@@ -59,6 +72,8 @@ def user_for_token(key: str) -> AbstractBaseUser | None:
         return None
     user = profile.user
     user._state.fields_cache["profile"] = profile  # its bans come along
-    if not user.is_active or banned_from(user, "login"):
+    if not user.is_active:
         return None
+    if banned_from(user, "login"):
+        raise Banned(login_refusal(user) or None)
     return user

@@ -21,7 +21,7 @@ from villages.services.errors import http_status
 from villages.views.labels import ROLE, TEAM, error_text, label
 
 from . import selectors, services
-from .forms import PreferencesForm, RegisterForm
+from .forms import LoginForm, PreferencesForm, RegisterForm
 
 
 def _ip(request: HttpRequest) -> str:
@@ -40,6 +40,7 @@ class LoginView(auth_views.LoginView):
     """Django's login, rate-limited per address like the API, restoring the user's language."""
 
     template_name = "accounts/login.html"
+    form_class = LoginForm
     redirect_authenticated_user = True
 
     def post(self, request, *args, **kwargs):

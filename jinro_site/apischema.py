@@ -75,7 +75,9 @@ class ErrorOut(Schema):
 
 # What may go wrong with any request, and with any that names a village or writes.
 # 500 (a bug) and 503 (past capacity, with Retry-After) may answer anything.
-ANY = (401, 405, 500, 503)  # also: a token that is not valid; a method the path does not take
+# Any call may meet: a token that is not valid (401) or whose user is banned from logging
+# in (403 `banned`); a method the path does not take; a fault; the site past its capacity.
+ANY = (401, 403, 405, 500, 503)
 READ = (*ANY, 404)
 WRITE = (400, *READ, 403, 409, 429)
 

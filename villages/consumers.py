@@ -84,7 +84,7 @@ from villages.groups import (
     user_group,
     viewer_group,
 )
-from villages.services.errors import RateLimited
+from villages.services.errors import Banned, RateLimited
 
 logger = logging.getLogger(__name__)
 
@@ -285,7 +285,12 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         self.marks = ""
 
         await self.accept()
-        if not await self._identify(query.get("token", [""])[0]):
+        try:
+            identified = await self._identify(query.get("token", [""])[0])
+        except Banned as banned:  # a token whose user is banned from logging in
+            await self._fail(CLOSE_BANNED, banned.code, banned.message)
+            return
+        if not identified:
             await self._fail(
                 CLOSE_NOT_AUTHENTICATED, "not_authenticated", "トークンが正しくありません。"
             )

@@ -138,6 +138,14 @@ async def test_a_ban_reaches_the_users_open_screens_at_once():
     assert closed["code"] == consumers.CLOSE_BANNED
     await screen.close()
 
+    # A new socket with the banned user's token is told why, and closed.
+    socket = await connect(f"/ws/villages/{game.village_id}/?token={await db(game.token)(5)}", None)
+    frame = await socket.communicator.receive_json_from(timeout=5)
+    assert frame["type"] == "error" and frame["error"]["code"] == "banned"
+    assert "暴言" in frame["error"]["message"] and "ログイン" in frame["error"]["message"]
+    closed = await socket.communicator.receive_output(timeout=5)
+    assert closed == {"type": "websocket.close", "code": consumers.CLOSE_BANNED}
+
 
 async def test_a_screen_that_comes_back_gets_only_what_changed_and_what_it_missed():
     game = await day_two()
