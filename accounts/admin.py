@@ -26,8 +26,8 @@ User = get_user_model()
 class ProfileInline(admin.StackedInline):
     model = Profile
     can_delete = False
-    readonly_fields = ("api_token",)
-    fields = ("api_token", "refresh_seconds", "sound", "list_below", "language")
+    readonly_fields = ("api_token", "pending_email")
+    fields = ("api_token", "pending_email", "refresh_seconds", "sound", "list_below", "language")
 
 
 def _tell_screens(user_ids: list[int]) -> None:

@@ -35,12 +35,21 @@ class RegisterForm(forms.Form):
     username = forms.CharField(label=_("ユーザー名"), max_length=150)
     password1 = forms.CharField(label=_("パスワード"), widget=forms.PasswordInput)
     password2 = forms.CharField(label=_("パスワード（確認）"), widget=forms.PasswordInput)
+    email = forms.EmailField(
+        label=_("メールアドレス（任意）"),
+        required=False,
+        help_text=_("パスワードを忘れたときの再設定に使います。確認のメールが届きます。"),
+    )
 
     def clean(self):
         data = super().clean()
         if data.get("password1") and data.get("password1") != data.get("password2"):
             raise forms.ValidationError(_("パスワードが一致しません。"))
         return data
+
+
+class EmailForm(forms.Form):
+    email = forms.EmailField(label=_("メールアドレス"))
 
 
 class PreferencesForm(forms.Form):

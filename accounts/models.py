@@ -26,6 +26,9 @@ class Profile(models.Model):
     sound = models.BooleanField(_("音でお知らせ"), default=True)
     list_below = models.BooleanField(_("リストを下に表示"), default=False)
     language = models.CharField(_("言語"), max_length=8, blank=True)
+    # An address given but not yet confirmed by its link (accounts.mail); the user's
+    # `email` holds only a confirmed one, the one password-reset mail goes to.
+    pending_email = models.EmailField(_("確認待ちのメールアドレス"), blank=True)
     # The user's bans, by kind → end (ISO) or None: kept by accounts.bans from Ban rows,
     # so that reading the user (with its profile) tells them without another query.
     bans = models.JSONField(default=dict, blank=True, editable=False)

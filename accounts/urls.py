@@ -9,6 +9,7 @@ urlpatterns = [
     path("logout/", views.LogoutView.as_view(), name="logout"),
     path("register/", views.register, name="register"),
     path("profile/", views.profile, name="profile"),
+    path("email/<str:token>/", views.confirm_email, name="confirm_email"),
     path("language/", views.set_language, name="language"),
     path("users/<str:username>/", views.history, name="history"),
     path("password-reset/", views.password_reset, name="password_reset"),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import smtplib
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
@@ -20,8 +23,10 @@ from villages.engine.errors import RuleError
 from villages.services.errors import http_status
 from villages.views.labels import ROLE, TEAM, error_text, label
 
-from . import selectors, services
-from .forms import LoginForm, PreferencesForm, RegisterForm
+from . import mail, selectors, services
+from .forms import EmailForm, LoginForm, PreferencesForm, RegisterForm
+
+logger = logging.getLogger(__name__)
 
 
 def _ip(request: HttpRequest) -> str:
@@ -79,6 +84,8 @@ def register(request: HttpRequest) -> HttpResponse:
             else:
                 login(request, user, backend="accounts.backends.BanAwareBackend")
                 messages.success(request, _("登録しました。ようこそ！"))
+                if address := form.cleaned_data.get("email"):
+                    _mail_confirmation(request, user, address)
                 nxt = request.POST.get("next", "")
                 safe = url_has_allowed_host_and_scheme(nxt, allowed_hosts={request.get_host()})
                 return HttpResponseRedirect(nxt if nxt and safe else "/")
@@ -94,15 +101,50 @@ def register(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _mail_confirmation(request: HttpRequest, user, address: str) -> bool:
+    """Mail the address its confirmation link; a mail that cannot go is said, not raised
+    (what the user did is saved either way)."""
+    try:
+        mail.ask_to_confirm(request, user, address)
+    except RuleError as exc:
+        messages.error(request, error_text(exc.message))
+        return False
+    except (OSError, smtplib.SMTPException):
+        logger.exception("confirmation mail to user %s could not be sent", user.pk)
+        messages.error(
+            request,
+            _(
+                "確認のメールを送れませんでした。しばらくしてからプロフィールでもう一度送ってください。"
+            ),
+        )
+        return False
+    messages.success(
+        request,
+        _("%(address)s に確認のメールを送りました。メールのリンクを開くと登録されます。")
+        % {"address": address},
+    )
+    return True
+
+
 @login_required
 def profile(request: HttpRequest) -> HttpResponse:
     prof = services.profile_of(request.user)
     response: HttpResponse | None = None
+    email_form = EmailForm()
     if request.method == "POST" and request.POST.get("renew_token"):
         prof.renew_token()
         messages.success(request, _("APIトークンを新しくしました。"))
         return HttpResponseRedirect(reverse_lazy("accounts:profile"))
-    if request.method == "POST":
+    if request.method == "POST" and request.POST.get("forget_email"):
+        mail.forget(request.user)
+        messages.success(request, _("メールアドレスを削除しました。"))
+        return HttpResponseRedirect(reverse_lazy("accounts:profile"))
+    if request.method == "POST" and "email" in request.POST:
+        email_form = EmailForm(request.POST)
+        if email_form.is_valid():
+            _mail_confirmation(request, request.user, email_form.cleaned_data["email"])
+            return HttpResponseRedirect(reverse_lazy("accounts:profile"))
+    if request.method == "POST" and "email" not in request.POST:
         form = PreferencesForm(request.POST)
         if form.is_valid():
             prof.refresh_seconds = form.cleaned_data["refresh_seconds"]
@@ -131,9 +173,25 @@ def profile(request: HttpRequest) -> HttpResponse:
         {
             "profile": prof,
             "form": form,
+            "email_form": email_form,
             "sudden_deaths": selectors.sudden_deaths(request.user.get_username()),
         },
+        status=400 if email_form.errors else 200,
     )
+
+
+def confirm_email(request: HttpRequest, token: str) -> HttpResponse:
+    """The link of a confirmation mail: the address becomes the account's."""
+    try:
+        user = mail.confirm(token)
+    except RuleError as exc:
+        return render(
+            request, "villages/error.html", {"error": error_text(exc.message)}, status=400
+        )
+    messages.success(
+        request, _("メールアドレス %(address)s を登録しました。") % {"address": user.email}
+    )
+    return HttpResponseRedirect(reverse_lazy("accounts:profile"))
 
 
 def history(request: HttpRequest, username: str) -> HttpResponse:

@@ -20,6 +20,7 @@ logger = logging.getLogger(__name__)
 REGISTER_LIMIT = (10, 3600)  # per address
 LOGIN_LIMIT = (20, 600)  # per address
 POST_LIMIT = (20, 10)  # lines (talk, will, heaven) per user
+MAIL_LIMIT = (5, 3600)  # confirmation mails per user
 
 
 def rate_limit(scope: str, key: str, limit: tuple[int, int]) -> None:
