@@ -54,7 +54,7 @@ class LoginView(auth_views.LoginView):
         except RuleError as exc:
             form = self.get_form()
             form.is_valid()
-            form.add_error(None, error_text(exc.message))
+            form.add_error(None, error_text(exc))
             return self.render_to_response(self.get_context_data(form=form), status=429)
         return super().post(request, *args, **kwargs)
 
@@ -80,7 +80,7 @@ def register(request: HttpRequest) -> HttpResponse:
                     ip=_ip(request),
                 )
             except RuleError as exc:
-                error, status = error_text(exc.message), http_status(exc)
+                error, status = error_text(exc), http_status(exc)
             else:
                 login(request, user, backend="accounts.backends.BanAwareBackend")
                 messages.success(request, _("登録しました。ようこそ！"))
@@ -107,7 +107,7 @@ def _mail_confirmation(request: HttpRequest, user, address: str) -> bool:
     try:
         mail.ask_to_confirm(request, user, address)
     except RuleError as exc:
-        messages.error(request, error_text(exc.message))
+        messages.error(request, error_text(exc))
         return False
     except (OSError, smtplib.SMTPException):
         logger.exception("confirmation mail to user %s could not be sent", user.pk)
@@ -186,7 +186,7 @@ def confirm_email(request: HttpRequest, token: str) -> HttpResponse:
         user = mail.confirm(token)
     except RuleError as exc:
         return render(
-            request, "villages/error.html", {"error": error_text(exc.message)}, status=400
+            request, "villages/error.html", {"error": error_text(exc)}, status=400
         )
     messages.success(
         request, _("メールアドレス %(address)s を登録しました。") % {"address": user.email}
@@ -200,7 +200,7 @@ def history(request: HttpRequest, username: str) -> HttpResponse:
         data = selectors.history(username, include_practice=practice)
     except RuleError as exc:
         return render(
-            request, "villages/error.html", {"error": error_text(exc.message)}, status=404
+            request, "villages/error.html", {"error": error_text(exc)}, status=404
         )
     stats = data["stats"]
     most = max([v["games"] for v in stats["by_role"].values()] + [1])

@@ -17,7 +17,7 @@ from accounts.api import router as accounts_router
 from jinro_site.apiauth import optional_user
 from jinro_site.views import server_error
 from villages.api import router as villages_router
-from villages.engine.errors import RuleError
+from villages.engine.errors import RuleError, _
 from villages.services.errors import RETRY_AFTER, NotAuthenticated, NotFound, http_status
 
 logger = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ unknown = Router()
     ["GET", "POST", "PUT", "PATCH", "DELETE"], "/{path:rest}", include_in_schema=False
 )
 def no_such_endpoint(request: HttpRequest, rest: str) -> None:
-    raise NotFound("そのAPIはありません。")
+    raise NotFound(_("そのAPIはありません。"))
 
 
 api.add_router("/", unknown)

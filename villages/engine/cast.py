@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .errors import BadRequest, TooFewPlayers
+from .errors import BadRequest, TooFewPlayers, _
 from .roles import Role, SubRole
 from .rules import Rules
 
@@ -160,18 +160,18 @@ def validate_cast(
 ) -> None:
     """Raise BadRequest unless `cast` is a legal cast for these seats and options."""
     if set(cast.roles) != set(seat_nos):
-        raise BadRequest("配役がすべての席を過不足なく指定していません。")
+        raise BadRequest(_("配役がすべての席を過不足なく指定していません。"))
     expected = role_counts(len(seat_nos), options, rules)
     if Counter(cast.roles.values()) != Counter(expected):
-        raise BadRequest("配役がこの人数とオプションの配役表と一致しません。")
+        raise BadRequest(_("配役がこの人数とオプションの配役表と一致しません。"))
     if dummy_seat is not None and cast.roles[dummy_seat] in DUMMY_FORBIDDEN:
-        raise BadRequest("身代わり君にその役職は割り当てられません。")
+        raise BadRequest(_("身代わり君にその役職は割り当てられません。"))
     if not set(cast.sub_roles) <= set(seat_nos):
-        raise BadRequest("兼任役職の席番号が正しくありません。")
+        raise BadRequest(_("兼任役職の席番号が正しくありません。"))
     given = Counter(s for subs in cast.sub_roles.values() for s in subs)
     if SubRole.LOVERS in given:
-        raise BadRequest("恋人はキューピッドが決めます。")
+        raise BadRequest(_("恋人はキューピッドが決めます。"))
     if given != Counter(sub_role_count(len(seat_nos), options, rules)):
-        raise BadRequest("兼任役職の数がオプションと一致しません。")
+        raise BadRequest(_("兼任役職の数がオプションと一致しません。"))
     if dummy_seat is not None and cast.sub_roles.get(dummy_seat):
-        raise BadRequest("身代わり君に兼任役職は割り当てられません。")
+        raise BadRequest(_("身代わり君に兼任役職は割り当てられません。"))

@@ -19,6 +19,7 @@ from .day import (
 )
 from .errors import (
     WrongPhase,
+    _,
 )
 from .events import (
     Alert,
@@ -37,7 +38,6 @@ from .state import (
     RoundResult,
     VoteRound,
 )
-from .texts import duration_ja
 from .timing import (
     phase_deadline,
     time_up,
@@ -71,7 +71,7 @@ def tick(state: GameState, *, rules: Rules, rng: random.Random, now: datetime) -
             # The server was down: nobody dies for it; the grace starts again.
             c.sudden_death_at = now + timedelta(seconds=rules.sudden_death_grace)
             c.last_alert_at = None
-            run.post("outage", grace=duration_ja(rules.sudden_death_grace))
+            run.post("outage", grace=rules.sudden_death_grace)
         else:
             _sudden_death(run, rng)
         return run.done()
@@ -152,7 +152,7 @@ def abandon(state: GameState, *, rules: Rules, now: datetime) -> Step:
     """廃村: staff close a village, whatever its phase; nobody wins. Its line says so
     (a waiting village that nobody moved closes with a line of its own)."""
     if state.phase is Phase.ENDED:
-        raise WrongPhase("この村はすでに終わっています。")
+        raise WrongPhase(_("この村はすでに終わっています。"))
     run = Run(state, rules, now)
     _abandon(run, "abandoned_by_staff")
     return run.done()

@@ -13,6 +13,7 @@ from .errors import (
     NotSeated,
     NotYourAbility,
     WrongPhase,
+    _,
 )
 from .events import (
     Died,
@@ -31,7 +32,6 @@ from .state import (
     Phase,
     Seat,
 )
-from .texts import render
 
 
 @dataclass(frozen=True)
@@ -68,13 +68,14 @@ class Run:
         seat_no: int | None = None,
         **params: object,
     ) -> None:
+        # No sentence here: the site words the line from its code and params.
         text_params = {k: str(v) for k, v in params.items()}
         self.events.append(
             Post(
                 day=self.state.day,
                 phase=self.state.phase,
                 kind=kind,
-                text=render(code, text_params),
+                text="",
                 seat_no=seat_no,
                 code=code,
                 params=tuple(sorted(text_params.items())),
@@ -100,7 +101,7 @@ def acting_seat(state: GameState, no: int) -> Seat:
     """A seat that acts in the game: present, alive and not the dummy boy."""
     seat = get_seat(state, no)
     if seat.dummy:
-        raise NotYourAbility("身代わり君は行動しません。")
+        raise NotYourAbility(_("身代わり君は行動しません。"))
     if not seat.alive:
         raise Dead()
     return seat

@@ -21,6 +21,7 @@ from .command import (
 from .errors import (
     AlreadyVoted,
     InvalidTarget,
+    _,
 )
 from .events import (
     PhaseChanged,
@@ -57,7 +58,7 @@ def vote(
     seat = acting_seat(s, voter)
     victim = live_target(s, target)
     if victim.no == seat.no:
-        raise InvalidTarget("自分には投票できません。")
+        raise InvalidTarget(_("自分には投票できません。"))
     if any(b.voter == voter for b in s.current_ballots()):
         raise AlreadyVoted()
     weight = 2 if seat.has(SubRole.AUTHORITY) else 1

@@ -16,8 +16,12 @@ class RuleError(ValueError):
     code = "bad_request"
     default_message = _("リクエストが正しくありません。")
 
-    def __init__(self, message: str | None = None) -> None:
-        self.message = message or self.default_message
+    def __init__(self, message: str | None = None, **params: object) -> None:
+        # `template` is the msgid (Japanese, `{name}` placeholders), `params` fill it:
+        # `message` is the Japanese sentence (API.md's), the pages translate the template.
+        self.template = message or self.default_message
+        self.params = params
+        self.message = self.template.format(**params) if params else self.template
         super().__init__(self.message)
 
 

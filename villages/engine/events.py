@@ -30,7 +30,8 @@ class Volume(StrEnum):
 
 @dataclass(frozen=True)
 class Post:
-    """A line for the log. `code` and `params` let a page translate system lines."""
+    """A line for the log. A player's line has its `text`; a system line (an objection
+    too) has only its `code` and `params`, which the site words (`villages.texts`)."""
 
     day: int
     phase: Phase

@@ -33,7 +33,7 @@ from .events import (
     PhaseChanged,
     Started,
 )
-from .roles import ROLE_NAMES_JA, Role, SubRole
+from .roles import Role, SubRole
 from .rules import Rules
 from .state import (
     GameState,
@@ -46,11 +46,16 @@ def new_village(*, capacity: int, options: Options, rules: Rules, now: datetime)
     """A waiting village; with the dummy boy option, seat 1 is the system's."""
     if not cast_mod.MIN_PLAYERS <= capacity <= cast_mod.MAX_PLAYERS:
         raise BadRequest(
-            f"定員は{cast_mod.MIN_PLAYERS}〜{cast_mod.MAX_PLAYERS}人で指定してください。"
+            _("定員は{low}〜{high}人で指定してください。"),
+            low=cast_mod.MIN_PLAYERS,
+            high=cast_mod.MAX_PLAYERS,
         )
     time = options.time
     if time.realtime and min(time.day_seconds, time.night_seconds) < rules.min_phase_seconds:
-        raise BadRequest(f"リアルタイム制の時間は{rules.min_phase_seconds}秒以上にしてください。")
+        raise BadRequest(
+            _("リアルタイム制の時間は{seconds}秒以上にしてください。"),
+            seconds=rules.min_phase_seconds,
+        )
     state = GameState(capacity=capacity, options=options)
     state.clock.last_activity_at = now
     if options.dummy_boy:
@@ -84,15 +89,15 @@ def sit(
     s = run.state
     name = name.strip()
     if not name:
-        raise TextEmpty("名前を入力してください。")
+        raise TextEmpty(_("名前を入力してください。"))
     if BOT_MARK in name:
-        raise BadRequest(f"{BOT_MARK} はボットの印です。名前には使えません。")
+        raise BadRequest(_("{mark} はボットの印です。名前には使えません。"), mark=BOT_MARK)
     if _fakes_a_trip(name):
         raise BadRequest(_("◆ などトリップに見える記号は名前に使えません。"))
     if bot:
         name = name[: 40 - len(BOT_MARK)] + BOT_MARK
     if len(name) > 40:
-        raise BadRequest("名前は40文字までです。")
+        raise BadRequest(_("名前は40文字までです。"))
     if len(s.seats) >= s.capacity:
         raise VillageFull()
     if any(seat.name == name for seat in s.seats):
@@ -159,13 +164,13 @@ def kick_vote(
     run = Run.during(Phase.WAITING, "キック投票はゲーム開始前だけです。", state, rules, now)
     s = run.state
     if voter is not None and get_seat(s, voter).dummy:
-        raise Forbidden("身代わり君は投票しません。")
+        raise Forbidden(_("身代わり君は投票しません。"))
     victim = s.seat(target)
     if victim is None or victim.dummy:
         raise InvalidTarget()
     voters = s.kick_votes.get(target, frozenset())
     if voter is not None and voter in voters:
-        raise AlreadyVoted("すでにキック投票しています。")
+        raise AlreadyVoted(_("すでにキック投票しています。"))
     if voter is not None:
         voters = voters | {voter}
     s.kick_votes[target] = voters
@@ -205,7 +210,7 @@ def vote_start(
     s = run.state
     seat = get_seat(s, seat_no)
     if seat.start_voted:
-        raise AlreadyVoted("すでに開始に投票しています。")
+        raise AlreadyVoted(_("すでに開始に投票しています。"))
     seat.start_voted = True
     s.clock.last_activity_at = now
     if all(x.start_voted for x in s.seats) and len(s.seats) in cast_mod.CAST_TABLE:
@@ -233,7 +238,7 @@ def start(run: Run, rng: random.Random) -> None:
         seat.sub_roles = frozenset(dealt.sub_roles.get(seat.no, frozenset()))
     s.kick_votes = {}
     counts = Counter(seat.role for seat in s.seats if seat.role is not None)
-    summary = " ".join(f"{ROLE_NAMES_JA[r]}{counts[r]}" for r in Role if counts.get(r))
+    summary = " ".join(f"{r.value}={counts[r]}" for r in Role if counts.get(r))  # codes
     s.day = 1
     begin_phase(run, Phase.NIGHT)
     run.events.append(Started())
@@ -259,4 +264,4 @@ def cast_from_codes(roles: Mapping[int, str], sub_roles: Mapping[int, Sequence[s
             },
         )
     except ValueError as exc:
-        raise BadRequest("役職コードが正しくありません。") from exc
+        raise BadRequest(_("役職コードが正しくありません。")) from exc

@@ -23,6 +23,7 @@ from .errors import (
     InvalidTarget,
     NotYourAbility,
     WrongPhase,
+    _,
 )
 from .events import (
     Dawn,
@@ -77,9 +78,9 @@ def _check_action(
         raise NotYourAbility()
     if not _duty_applies(ability, s.day):
         raise WrongPhase(
-            "狩人の護衛は2日目の夜からです。"
+            _("狩人の護衛は2日目の夜からです。")
             if ability is Ability.GUARD
-            else "愛の矢は1日目の夜だけです。"
+            else _("愛の矢は1日目の夜だけです。")
         )
     done = (
         s.pack_attack(s.day) if ability is Ability.ATTACK else s.action_of(s.day, seat.no, ability)
@@ -88,23 +89,23 @@ def _check_action(
         raise AlreadyActed()
     wanted = 2 if ability is Ability.CUPID else 1
     if len(targets) != wanted or len(set(targets)) != wanted:
-        raise InvalidTarget(f"対象を{wanted}人選んでください。")
+        raise InvalidTarget(_("対象を{n}人選んでください。"), n=wanted)
     chosen = [live_target(s, no) for no in targets]
     if ability is Ability.CUPID:
         if len(s.seats) < rules.cupid_self_below and seat.no not in targets:
             raise InvalidTarget(
-                f"{rules.cupid_self_below}人未満の村では、自分と誰か一人を選んでください。"
+                _("{n}人未満の村では、自分と誰か一人を選んでください。"), n=rules.cupid_self_below
             )
         return
     target = chosen[0]
     if target.no == seat.no:
-        raise InvalidTarget("自分は選べません。")
+        raise InvalidTarget(_("自分は選べません。"))
     if ability is Ability.ATTACK:
         if target.role is Role.WOLF:
-            raise InvalidTarget("人狼は人狼を襲えません。")
+            raise InvalidTarget(_("人狼は人狼を襲えません。"))
         dummy = s.dummy_seat
         if s.day == 1 and dummy is not None and dummy.alive and target.no != dummy.no:
-            raise InvalidTarget("1日目の夜は身代わり君を襲ってください。")
+            raise InvalidTarget(_("1日目の夜は身代わり君を襲ってください。"))
 
 
 def owed_actions(state: GameState) -> list[Seat]:

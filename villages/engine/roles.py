@@ -54,33 +54,8 @@ ROLE_TEAM: dict[Role, Team] = {
     Role.CUPID: Team.LOVERS,
 }
 
-ROLE_NAMES_JA: dict[Role, str] = {
-    Role.VILLAGER: "村人",
-    Role.SEER: "占い師",
-    Role.MEDIUM: "霊能者",
-    Role.GUARD: "狩人",
-    Role.COMMON: "共有者",
-    Role.POISON: "埋毒者",
-    Role.WOLF: "人狼",
-    Role.MADMAN: "狂人",
-    Role.FANATIC: "狂信者",
-    Role.FOX: "妖狐",
-    Role.CUPID: "キューピッド",
-}
 
-SUB_ROLE_NAMES_JA: dict[SubRole, str] = {
-    SubRole.LOVERS: "恋人",
-    SubRole.DECIDER: "決定者",
-    SubRole.AUTHORITY: "権力者",
-}
 
-WINNER_NAMES_JA: dict[Winner, str] = {
-    Winner.VILLAGE: "村人",
-    Winner.WOLVES: "人狼",
-    Winner.FOX: "妖狐",
-    Winner.LOVERS: "恋人",
-    Winner.DRAW: "引き分け",
-}
 
 
 def team_of(role: Role, sub_roles: frozenset[SubRole]) -> Team:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from .errors import TextEmpty, TextTooLong
+from .errors import TextEmpty, TextTooLong, _
 from .rules import Rules
 
 
@@ -21,9 +21,9 @@ def speech_units(text: str, rules: Rules) -> int:
 def check_text(text: str, rules: Rules) -> str:
     """The text as it will be kept, or a typed error."""
     if len(text) > rules.speech_max_chars:
-        raise TextTooLong(f"発言は{rules.speech_max_chars}文字までです。")
+        raise TextTooLong(_("発言は{limit}文字までです。"), limit=rules.speech_max_chars)
     if text.count("\n") + 1 > rules.speech_max_lines:
-        raise TextTooLong(f"発言は{rules.speech_max_lines}行までです。")
+        raise TextTooLong(_("発言は{limit}行までです。"), limit=rules.speech_max_lines)
     if not text.strip():
         raise TextEmpty()
     return text.rstrip()

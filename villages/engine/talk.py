@@ -14,6 +14,7 @@ from .errors import (
     Forbidden,
     NoObjectionsLeft,
     WrongPhase,
+    _,
 )
 from .events import (
     MessageKind,
@@ -39,7 +40,7 @@ def _speaker(state: GameState, seat_no: int, rules: Rules, now: datetime) -> tup
     run = Run(state, rules, now)
     seat = get_seat(run.state, seat_no)
     if seat.dummy:
-        raise Forbidden("身代わり君は発言しません。")
+        raise Forbidden(_("身代わり君は発言しません。"))
     return run, seat
 
 
@@ -62,9 +63,9 @@ def talk(
     s = run.state
     if heaven:
         if s.phase not in (Phase.DAY, Phase.NIGHT):
-            raise WrongPhase("霊話はゲーム中だけです。")
+            raise WrongPhase(_("霊話はゲーム中だけです。"))
         if seat.alive:
-            raise Forbidden("霊話は死者だけのものです。")
+            raise Forbidden(_("霊話は死者だけのものです。"))
     text = check_text(text, rules)
     if heaven:
         run.events.append(Post(s.day, s.phase, MessageKind.HEAVEN, text, seat_no, volume))
@@ -73,9 +74,9 @@ def talk(
     cost = 0
     if s.phase in (Phase.DAY, Phase.NIGHT):
         if not seat.alive:
-            raise Dead("死者は霊話でのみ発言できます。")
+            raise Dead(_("死者は霊話でのみ発言できます。"))
         if time_is_up(s, now):
-            raise WrongPhase("時間切れのため発言できません。投票してください。")
+            raise WrongPhase(_("時間切れのため発言できません。投票してください。"))
         kind = night_kind(seat) if s.phase is Phase.NIGHT else MessageKind.TALK
         cost = _speech_cost(s, kind, text, rules)
     elif s.phase is Phase.WAITING:
@@ -113,11 +114,11 @@ def set_will(state: GameState, *, seat_no: int, text: str, rules: Rules) -> Game
     """遺言を残す: one will, replaced at any time while alive; a lone space clears it."""
     seat = get_seat(state, seat_no)
     if seat.dummy:
-        raise Forbidden("身代わり君は遺言を残しません。")
+        raise Forbidden(_("身代わり君は遺言を残しません。"))
     if state.phase is Phase.ENDED:
-        raise WrongPhase("ゲームは終わっています。")
+        raise WrongPhase(_("ゲームは終わっています。"))
     if not seat.alive:
-        raise Dead("死んだ後は遺言を書けません。")
+        raise Dead(_("死んだ後は遺言を書けません。"))
     will = "" if text == " " else check_text(text, rules)
     new = state.clone()
     new_seat = new.seat(seat_no)
@@ -134,7 +135,7 @@ def object_(state: GameState, *, seat_no: int, rules: Rules, now: datetime) -> S
     if seat.dummy:
         raise Forbidden()
     if s.phase not in (Phase.WAITING, Phase.DAY):
-        raise WrongPhase("異議ありは開始前と昼だけ使えます。")
+        raise WrongPhase(_("異議ありは開始前と昼だけ使えます。"))
     if not seat.alive:
         raise Dead()
     if seat.objections_left <= 0:

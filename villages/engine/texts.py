@@ -1,7 +1,8 @@
-"""The site's own wording for every system line (Japanese msgids).
+"""The site's own wording for every system line (Japanese msgids), by code.
 
-A page may translate a line through its `code`: the format string here is the
-gettext msgid, the params fill it in.
+The engine posts a line as its code and params only (`Run.post`): numbers and role codes,
+never words. The site makes the sentence (`villages.texts`): the Japanese one it keeps,
+and a page's own language, from these msgids.
 """
 
 from __future__ import annotations
@@ -43,17 +44,3 @@ SYSTEM_TEXTS: dict[str, str] = {
 
 HOWL_TEXT = _("アオォーン・・・")
 WHISPER_TEXT = _("ヒソヒソ・・・")
-
-
-def render(code: str, params: dict[str, str]) -> str:
-    return SYSTEM_TEXTS[code].format(**params)
-
-
-def duration_ja(seconds: int) -> str:
-    """180 → "3分", 90 → "1分30秒", 3 → "3秒"."""
-    minutes, rest = divmod(max(0, seconds), 60)
-    if minutes and rest:
-        return f"{minutes}分{rest}秒"
-    if minutes:
-        return f"{minutes}分"
-    return f"{rest}秒"

@@ -12,7 +12,6 @@ from .state import (
     GameState,
     Phase,
 )
-from .texts import duration_ja
 
 
 def time_is_up(state: GameState, now: datetime) -> bool:
@@ -56,4 +55,4 @@ def time_up(run: Run) -> None:
     c.sudden_death_at = run.now + timedelta(seconds=run.rules.sudden_death_grace)
     c.last_alert_at = None
     code = "time_up_day" if s.phase is Phase.DAY else "time_up_night"
-    run.post(code, grace=duration_ja(run.rules.sudden_death_grace))
+    run.post(code, grace=run.rules.sudden_death_grace)  # seconds

@@ -51,9 +51,7 @@ _WORDS: dict[str, Callable[[int], str]] = {
 
 def words(rules: Rules) -> dict[str, str]:
     """Every rule setting, as a page reads it."""
-    return {
-        f.name: _WORDS.get(f.name, duration)(getattr(rules, f.name)) for f in fields(Rules)
-    }
+    return {f.name: _WORDS.get(f.name, duration)(getattr(rules, f.name)) for f in fields(Rules)}
 
 
 def fill(text: str, rules: Rules) -> str:

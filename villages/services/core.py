@@ -21,6 +21,7 @@ from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from villages import texts
 from villages.engine import GameState, Phase, Post, Step
 from villages.engine import game as engine
 from villages.engine.errors import NotSeated
@@ -85,7 +86,7 @@ def run_posting(
                     .first()
                 )
                 if village is None:
-                    raise NotFound("村が見つかりません。")
+                    raise NotFound(_("村が見つかりません。"))
                 loaded = snapshot(village)
                 at = now or timezone.now()
                 rng = random.Random(f"{village.seed}:{village.version}")
@@ -140,7 +141,7 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
             phase=p.phase.value,
             kind=p.kind.value,
             seat_no=p.seat_no,
-            text=p.text,
+            text=p.text or texts.japanese(p.code, dict(p.params)),
             volume=p.volume.value,
             code=p.code,
             params=dict(p.params),
@@ -196,7 +197,7 @@ def edit_village(village_id: int, change: Callable[[Village], dict[str, Any]]) -
         with gate.write_turn(village_id), transaction.atomic():
             village = Village.objects.select_for_update().filter(pk=village_id).first()
             if village is None:
-                raise NotFound("村が見つかりません。")
+                raise NotFound(_("村が見つかりません。"))
             before = snapshot(village)
             fields = change(village)
             updated = copy.copy(village)

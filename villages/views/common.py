@@ -83,5 +83,5 @@ def error_page(
     request: HttpRequest, error: RuleError, template: str = "villages/error.html", **context
 ) -> HttpResponse:
     """A rule or service error shown to people, with the status the API would give."""
-    context.setdefault("error", error_text(error.message))
+    context.setdefault("error", error_text(error))
     return render(request, template, context, status=http_status(error))

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
+from villages.engine.errors import RuleError
 from villages.engine.texts import SYSTEM_TEXTS
 
 ROLE = {
@@ -112,47 +111,23 @@ def is_japanese() -> bool:
     return (get_language() or "ja").startswith("ja")
 
 
-_DURATION = re.compile(r"^(?:(\d+)分)?(?:(\d+)秒)?$")
-_CAST_ITEM = re.compile(r"^(\D+)(\d+)$")
-_ROLE_BY_JA = {
-    "村人": "villager",
-    "占い師": "seer",
-    "霊能者": "medium",
-    "狩人": "guard",
-    "共有者": "common",
-    "埋毒者": "poison",
-    "人狼": "wolf",
-    "狂人": "madman",
-    "狂信者": "fanatic",
-    "妖狐": "fox",
-    "キューピッド": "cupid",
-}
-
-
-def _param(name: str, value: str) -> str:
-    """Translate the few engine params that are words, not names."""
-    if name == "grace" and (m := _DURATION.match(value)) and value:
-        return minutes(int(m.group(1) or 0) * 60 + int(m.group(2) or 0))
-    if name == "cast":
-        items = []
-        for item in value.split():
-            m = _CAST_ITEM.match(item)
-            code = _ROLE_BY_JA.get(m.group(1)) if m else None
-            items.append(f"{ROLE[code]} {m.group(2)}" if m and code else item)
-        return ", ".join(items)
-    return value
-
-
 def system_text(code: str, params: dict, fallback: str) -> str:
     """A system line in the page's language (the stored text is the Japanese one)."""
     if not code or code not in SYSTEM_TEXTS or is_japanese():
         return fallback
+    from villages.texts import sentence
+
     try:
-        return _(SYSTEM_TEXTS[code]).format(**{k: _param(k, str(v)) for k, v in params.items()})
+        return sentence(code, params)
     except (KeyError, IndexError, ValueError):
         return fallback
 
 
-def error_text(message: str) -> str:
-    """An error's Japanese sentence, translated where the catalog knows it."""
-    return message if is_japanese() else _(message)
+def error_text(error: RuleError | str) -> str:
+    """A refusal in the page's language: its template translated, then filled in (or a
+    Japanese sentence, translated where the catalog knows it)."""
+    if isinstance(error, RuleError):
+        if is_japanese():
+            return error.message
+        return _(error.template).format(**error.params) if error.params else _(error.template)
+    return error if is_japanese() else _(error)

@@ -155,7 +155,7 @@ def create(request: HttpRequest) -> HttpResponse:
                     options=form.options(),
                 )
             except RuleError as exc:
-                error = labels.error_text(exc.message)
+                error = labels.error_text(exc)
             else:
                 if form.cleaned_data.get("bots"):
                     bot_seats.add_bots(
@@ -206,7 +206,7 @@ def seat(request: HttpRequest, village_id: int) -> HttpResponse:
                     ip=client_ip(request),
                 )
             except RuleError as exc:
-                error = labels.error_text(exc.message)
+                error = labels.error_text(exc)
             else:
                 return HttpResponseRedirect(f"/villages/{village_id}/")
     else:

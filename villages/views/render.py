@@ -22,6 +22,7 @@ from django.utils.translation import get_language
 from villages import selectors
 from villages.engine import GameState, MessageKind, Phase
 from villages.engine import visibility as vis
+from villages.engine.errors import _
 from villages.lru import LRU
 from villages.models import Message, Village
 from villages.screenview import Speaker, line_input
@@ -110,7 +111,7 @@ def view_for(village_id: int, user_id: int | None) -> selectors.View:
     """The village as committed now (a shared snapshot), seen by the user's seat."""
     loaded = snapshot_of(village_id)
     if loaded is None:
-        raise NotFound("村が見つかりません。")
+        raise NotFound(_("村が見つかりません。"))
     row = loaded.seat_of_user(user_id)
     return selectors.View(loaded, row.seat_no if row else None)
 

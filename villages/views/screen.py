@@ -330,7 +330,7 @@ def act(request: HttpRequest, village_id: int) -> HttpResponse:
             "multi": action == "cupid",
             "fixed": rows[c.fixed].handle_name if c.fixed in rows else None,
             "fixed_no": c.fixed,
-            "refusal": labels.error_text(c.refusal.message) if c.refusal else None,
+            "refusal": labels.error_text(c.refusal) if c.refusal else None,
             "error": error,
             "form_key": uuid.uuid4().hex,  # one per page drawn: see _submit
             "p": _by_template(drawn),
@@ -412,7 +412,7 @@ def _submit(request: HttpRequest, command: Callable[[], object], *, village_id: 
             return None
         status, body = idempotency.once(request.user, key, f"POST {request.path}", village_id, run)
     except RuleError as exc:
-        return labels.error_text(exc.message)
+        return labels.error_text(exc)
     return labels.error_text(body["error"]["message"]) if status >= 400 else None
 
 
@@ -443,7 +443,7 @@ def _pane_post(
                 found = _view(request, village_id)
             except NotFound as error:
                 return error_page(request, error)
-            return _upper_page(request, found, error=labels.error_text(exc.message))
+            return _upper_page(request, found, error=labels.error_text(exc))
         return HttpResponseRedirect(_back(request, default(village_id)))
 
     return view
@@ -461,7 +461,7 @@ def _bot_count(request: HttpRequest) -> dict[str, Any]:
     try:
         return {"count": int(request.POST.get("count", ""))}
     except ValueError:
-        raise BadRequest("ボットの人数を数字で入力してください。") from None
+        raise BadRequest(_("ボットの人数を数字で入力してください。")) from None
 
 
 add_bots = _pane_post(bot_seats.add_bots, lambda v: f"/villages/{v}/up/", _bot_count)

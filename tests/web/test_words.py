@@ -1,0 +1,64 @@
+"""The engine gives codes and params; the site words them (issue 13): system lines and
+refusals in each page's language, with no parsing of Japanese back into codes."""
+
+from __future__ import annotations
+
+import importlib
+
+from django.test import Client
+from django.utils import translation
+
+from villages.engine.errors import TextTooLong, _
+from villages.models import Message
+from villages.views import labels
+
+from .conftest import started_village
+
+
+def test_a_system_line_keeps_its_japanese_text_and_words_itself_in_english(db):
+    game = started_village()
+    start = Message.objects.get(village_id=game.id, code="game_start")
+    assert "=" in start.params["cast"], "the engine gives role codes, not names"
+    assert "村人" in start.text and "人狼2" in start.text
+    with translation.override("en"):
+        english = labels.system_text(start.code, start.params, start.text)
+    assert "Werewolf 2" in english and "村人" not in english
+    with translation.override("ja"):
+        assert labels.system_text(start.code, start.params, start.text) == start.text
+
+
+def test_a_grace_is_seconds_worded_by_the_page():
+    with translation.override("en"):
+        english = labels.system_text("time_up_day", {"grace": "180"}, "")
+    with translation.override("ja"):
+        japanese = labels.system_text("time_up_day", {"grace": "90"}, "時間切れです。")
+    assert "3 min" in english and japanese == "時間切れです。"
+    from villages.texts import japanese as kept
+
+    assert "1分30秒以内に投票しない人" in kept("time_up_day", {"grace": "90"})
+
+
+def test_a_refusal_with_a_number_is_translated_then_filled_in():
+    error = TextTooLong(_("発言は{limit}文字までです。"), limit=2000)
+    assert error.message == "発言は2000文字までです。", "API.md's message stays Japanese"
+    with translation.override("en"):
+        assert labels.error_text(error) == "A line is at most 2000 characters."
+    with translation.override("ja"):
+        assert labels.error_text(error) == "発言は2000文字までです。"
+
+
+def test_an_english_page_shows_an_english_refusal(db):
+    game = started_village()
+    client = Client(headers={"accept-language": "en"})
+    client.force_login(game.user(2))
+    client.cookies["django_language"] = "en"
+    page = client.post(f"/villages/{game.id}/up/", {"text": "x" * 2001, "channel": "talk"})
+    text = page.content.decode()
+    assert "A line is at most 2000 characters." in text, text[:3000]
+
+
+def test_old_lines_params_become_codes():
+    migration = importlib.import_module("villages.migrations.0011_system_line_params")
+    assert migration.seconds("3分") == "180" and migration.seconds("1分30秒") == "90"
+    assert migration.seconds("3秒") == "3" and migration.seconds("180") == "180"
+    assert migration.codes("村人5 占い師1 人狼2") == "villager=5 seer=1 wolf=2"
