@@ -1,16 +1,31 @@
-"""channels-redis's pub/sub layer, made to say when it lost Redis and got it back.
+"""The site's channel layers: channels-redis's pub/sub layer in production, channels'
+in-memory one in the embedded site, each with what the site needs beside the channel API.
 
-Redis pub/sub keeps nothing: whatever is published while a subscriber is disconnected
-is gone. redis-py reconnects the subscription by itself (and subscribes again to every
-channel), but nobody above it learns that there was a hole. This layer
+The Redis layer wraps channels-redis's `RedisPubSubChannelLayer` and uses only its public
+channel-layer API (new_channel, send, receive, group_add, group_discard, group_send,
+flush) and its documented CONFIG. It adds two things that layer lacks:
 
-* tells every consumer of this process, once the subscription is back, with a
-  `{"type": "layer.reconnected"}` message on its channel, so that it can read what it
-  missed from the database (`villages.consumers.VillageConsumer.layer_reconnected`);
-* logs a lost connection once, as a warning, instead of a traceback every second.
+* **a reconnection notice.** Redis pub/sub keeps nothing: whatever is published while a
+  subscription is broken is gone. redis-py reconnects and subscribes again by itself, but
+  nobody above it learns of the hole (channels-redis documents `on_disconnect` /
+  `on_reconnect` options, which its 4.x no longer calls: django/channels_redis#406). Each
+  process names its connections (`client_name`), and a watcher asks Redis every second,
+  with its own connection, which of them hold subscriptions (`CLIENT LIST TYPE pubsub`):
+  when that connection is a new one (Redis restarted, or the link was cut and made again),
+  every consumer of the process gets `{"type": "layer.reconnected"}` on its channel and
+  reads what it missed from the database (`VillageConsumer.layer_reconnected`).
+* **`listening(groups)`**: which groups some process subscribes to now (`PUBSUB NUMSUB`),
+  so that a push renders frames only for viewers somebody watches. A group's pub/sub
+  channel is named as channels-redis names it (`prefix + "__group__" + group`);
+  tests/realtime/test_layer_contract.py fails loudly if an upgrade changes that, or stops
+  restoring subscriptions.
 
-Settings: `"BACKEND": "jinro_site.channel_layers.RedisPubSubChannelLayer"`, with the
-same CONFIG as channels-redis's (`hosts`, `prefix`, ...).
+channels-redis logs each failed read of its receive loop with a traceback, once a second
+while Redis is away; `QuietRedisOutage` (a logging filter, in settings.LOGGING) turns that
+into one warning per outage.
+
+Settings: `"BACKEND": "jinro_site.channel_layers.RedisPubSubChannelLayer"`, with the same
+CONFIG as channels-redis's pub/sub layer (`hosts`, `prefix`, ...); one Redis host.
 """
 
 from __future__ import annotations
@@ -18,124 +33,178 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+import os
+import socket
 import time
+import weakref
 from typing import Any
 
 from channels.exceptions import ChannelFull
+from channels.layers import BaseChannelLayer
 from channels.layers import InMemoryChannelLayer as _InMemory
-from channels_redis import pubsub
-from redis.asyncio.client import PubSub
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from channels_redis.pubsub import RedisPubSubChannelLayer as _RedisPubSub
+from redis import asyncio as aioredis
+from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
 
 RECONNECTED = {"type": "layer.reconnected"}
-CONSUMER_CHANNEL_MARK = "specific."  # channels' AsyncConsumer.new_channel() default prefix
+WATCH_EVERY = 1.0  # seconds between two looks at this process's subscription
+GROUP_CHANNEL = "{prefix}__group__{group}"  # channels-redis's name of a group's channel
 
 
-class _WatchedPubSub(PubSub):
-    """A PubSub that reports a reconnection once it has subscribed again."""
-
-    def __init__(self, *args: Any, on_reconnect: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._on_reconnect = on_reconnect
-
-    async def on_connect(self, connection: Any) -> None:
-        # redis-py calls this when the connection is made again (not on the first
-        # connection, which the pool makes before the callback is registered).
-        restoring = self.subscribed
-        await super().on_connect(connection)  # subscribes again to every channel
-        if restoring:
-            self._on_reconnect()
+def process_client_name() -> str:
+    """The name this process's Redis connections carry (CLIENT SETNAME)."""
+    return f"jinro:{socket.gethostname()}:{os.getpid()}"
 
 
-class _Shard(pubsub.RedisSingleShardConnection):
-    def __init__(self, host: Any, channel_layer: Any) -> None:
-        super().__init__(host, channel_layer)
-        self._lost = False
+class RedisPubSubChannelLayer(BaseChannelLayer):
+    extensions = ["groups", "flush"]
 
-    def _ensure_redis(self) -> None:
-        if self._redis is None:
-            super()._ensure_redis()
-            self._pubsub = _WatchedPubSub(
-                self._redis.connection_pool,
-                event_dispatcher=self._redis._event_dispatcher,
-                on_reconnect=self._reconnected,
-            )
+    def __init__(self, hosts: list[Any] | None = None, prefix: str = "asgi", **kwargs: Any):
+        super().__init__(expiry=kwargs.pop("expiry", 60), capacity=kwargs.pop("capacity", 100))
+        self.prefix = prefix
+        self.hosts = [dict(h) if isinstance(h, dict) else {"address": h} for h in hosts or []]
+        self.client_name = process_client_name()
+        for host in self.hosts:
+            host.setdefault("client_name", self.client_name)
+        self.layer = _RedisPubSub(hosts=self.hosts, prefix=prefix, **kwargs)
+        # Per event loop: the consumers' channels, the watcher, a connection of our own.
+        self._consumers: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+        self._watchers: weakref.WeakKeyDictionary[Any, asyncio.Task] = weakref.WeakKeyDictionary()
+        self._clients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
-    def _reconnected(self) -> None:
-        logger.warning("channel layer: Redis subscription restored (%s)", _where(self.host))
-        self._lost = False
-        self.channel_layer.notify_reconnected()
+    # --- The channel layer API, passed on -------------------------------------------------
 
-    async def _do_receiving(self) -> None:
-        while True:
-            try:
-                if self._pubsub and self._pubsub.subscribed:
-                    message = await self._pubsub.get_message(
-                        ignore_subscribe_messages=True, timeout=0.1
-                    )
-                    self._receive_message(message)
-                else:
-                    await asyncio.sleep(0.1)
-            except (TimeoutError, asyncio.CancelledError, GeneratorExit):
-                raise
-            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
-                if not self._lost:
-                    logger.warning(
-                        "channel layer: lost Redis (%s): %s; retrying", _where(self.host), error
-                    )
-                self._lost = True
-                await asyncio.sleep(0.5)
-            except Exception:
-                logger.exception("channel layer: unexpected error in the receive task")
-                await asyncio.sleep(1)
+    async def new_channel(self, prefix: str = "specific.") -> str:
+        channel = await self.layer.new_channel(prefix)
+        loop = asyncio.get_running_loop()
+        self._consumers.setdefault(loop, set()).add(channel)
+        if loop not in self._watchers:
+            self._watchers[loop] = loop.create_task(self._watch(loop))
+        return channel
 
+    async def receive(self, channel: str) -> dict[str, Any]:
+        try:
+            return await self.layer.receive(channel)
+        except (asyncio.CancelledError, GeneratorExit):  # the consumer is gone
+            self._consumers.get(asyncio.get_running_loop(), set()).discard(channel)
+            raise
 
-class _LoopLayer(pubsub.RedisPubSubLoopLayer):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._shards = [_Shard(shard.host, self) for shard in self._shards]
+    async def send(self, channel: str, message: dict[str, Any]) -> None:
+        await self.layer.send(channel, message)
 
-    def notify_reconnected(self) -> None:
-        message = self.channel_layer.serialize(RECONNECTED)
-        for name, queue in self.channels.items():
-            if CONSUMER_CHANNEL_MARK in name:
-                queue.put_nowait(message)
+    async def group_add(self, group: str, channel: str) -> None:
+        await self.layer.group_add(group, channel)
 
+    async def group_discard(self, group: str, channel: str) -> None:
+        await self.layer.group_discard(group, channel)
 
-class RedisPubSubChannelLayer(pubsub.RedisPubSubChannelLayer):
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        await self.layer.group_send(group, message)
+
+    async def flush(self) -> None:
+        await self.layer.flush()
+
+    # --- What the site adds ---------------------------------------------------------------
+
     async def listening(self, groups: list[str]) -> set[str]:
-        """The groups that some process subscribes to now (one NUMSUB per shard)."""
-        layer = self._get_layer()
-        by_shard: dict[Any, dict[str, str]] = {}
-        for group in groups:
-            channel = layer._get_group_channel_name(group)
-            by_shard.setdefault(layer._get_shard(channel), {})[channel] = group
-        found: set[str] = set()
-        for shard, names in by_shard.items():
-            async with shard._lock:
-                shard._ensure_redis()
-                counts = await shard._redis.pubsub_numsub(*names)
-            for channel, count in counts:
-                name = channel.decode() if isinstance(channel, bytes) else channel
-                if count and name in names:
-                    found.add(names[name])
+        """The groups that some process subscribes to now (one NUMSUB)."""
+        if not groups:
+            return set()
+        if len(self.hosts) != 1:
+            return set(groups)  # sharded: say everybody listens (more work, nothing lost)
+        names = {GROUP_CHANNEL.format(prefix=self.prefix, group=g): g for g in groups}
+        counts = await self._client().pubsub_numsub(*names)
+        found = set()
+        for channel, count in counts:
+            name = channel.decode() if isinstance(channel, bytes) else channel
+            if count and name in names:
+                found.add(names[name])
         return found
 
-    def _get_layer(self) -> Any:
+    def _client(self) -> Any:
         loop = asyncio.get_running_loop()
-        layer = self._layers.get(loop)
-        if layer is None:
-            layer = _LoopLayer(*self._args, **self._kwargs, channel_layer=self)
-            self._layers[loop] = layer
-            pubsub._wrap_close(self, loop)
-        return layer
+        client = self._clients.get(loop)
+        if client is None:
+            host = dict(self.hosts[0])
+            host["client_name"] = f"{self.client_name}:watch"
+            address = host.pop("address", None)
+            client = aioredis.Redis.from_url(address, **host) if address else aioredis.Redis(**host)
+            self._clients[loop] = client
+        return client
+
+    async def subscription_ids(self) -> set[str]:
+        """The ids of this process's Redis connections that hold subscriptions."""
+        listed = await self._client().client_list(_type="pubsub")
+        return {
+            str(c["id"])
+            for c in listed
+            if c.get("name") == self.client_name
+            and int(c.get("sub", 0) or 0) + int(c.get("psub", 0) or 0) > 0
+        }
+
+    async def _watch(self, loop: Any) -> None:
+        """Tell this loop's consumers when their subscription is a new connection."""
+        known: set[str] = set()
+        lost = False
+        while True:
+            await asyncio.sleep(WATCH_EVERY)
+            try:
+                ids = await self.subscription_ids()
+            except (RedisError, OSError) as error:
+                if not lost:
+                    logger.warning("channel layer: lost Redis (%s): %s", _where(self.hosts), error)
+                lost = True
+                continue
+            if not ids:
+                continue  # no subscription (yet, or again): nothing to compare
+            if known and ids - known:  # a connection subscribed anew: there was a hole
+                logger.warning(
+                    "channel layer: Redis subscription restored (%s)", _where(self.hosts)
+                )
+                await self._tell_consumers(loop)
+            elif lost:
+                logger.warning("channel layer: Redis reachable again (%s)", _where(self.hosts))
+            lost = False
+            known = ids
+
+    async def _tell_consumers(self, loop: Any) -> None:
+        for channel in list(self._consumers.get(loop, ())):
+            try:
+                await self.layer.send(channel, RECONNECTED)
+            except (RedisError, OSError):
+                return  # lost again: the next restoration tells them
 
 
-def _where(host: dict[str, Any]) -> str:
-    address = str(host.get("address", host.get("host", "?")))
+class QuietRedisOutage(logging.Filter):
+    """channels-redis's receive loop logs a traceback each second while Redis is away:
+    keep the first of an outage, as one line, and drop the rest until Redis answers."""
+
+    QUIET_FOR = 60.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._last = 0.0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if not isinstance(error, RedisError | OSError):
+            return True
+        now = time.monotonic()
+        if now - self._last < self.QUIET_FOR:
+            self._last = now
+            return False
+        self._last = now
+        record.msg = f"channel layer: Redis unreachable: {type(error).__name__}: {error}"
+        record.args = ()
+        record.exc_info = None
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def _where(hosts: list[dict[str, Any]]) -> str:
+    address = str(hosts[0].get("address", hosts[0].get("host", "?"))) if hosts else "?"
     return address.rsplit("@", 1)[-1]  # never log a password
 
 

@@ -349,5 +349,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"quiet_redis_outage": {"()": "jinro_site.channel_layers.QuietRedisOutage"}},
+    "loggers": {"channels_redis.pubsub": {"filters": ["quiet_redis_outage"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }

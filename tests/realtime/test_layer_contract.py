@@ -1,0 +1,91 @@
+"""What the site's Redis layer needs of channels-redis and redis-py, checked against a real
+Redis (CI's services step): an upgrade that breaks it fails here, loudly.
+
+* a group's pub/sub channel is named `prefix + "__group__" + group` (listening() counts
+  subscribers of that name);
+* redis-py subscribes a cut connection again by itself, under the process's client name,
+  and the layer then tells each consumer `layer.reconnected`; what is sent after that
+  arrives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from jinro_site.channel_layers import GROUP_CHANNEL, RECONNECTED, QuietRedisOutage
+
+pytestmark = [pytest.mark.timeout(60)]
+
+
+def redis_layer(channel_layer):
+    if type(channel_layer).__name__ != "RedisPubSubChannelLayer":
+        pytest.skip("needs services: the configured layer is not Redis's")
+    return channel_layer
+
+
+@pytest.mark.services
+async def test_a_groups_pubsub_channel_has_the_name_listening_counts(channel_layer):
+    layer = redis_layer(channel_layer)
+    channel = await layer.new_channel()
+    await layer.group_add("contract-group", channel)
+    name = GROUP_CHANNEL.format(prefix=layer.prefix, group="contract-group")
+    counts = dict(await layer._client().pubsub_numsub(name))
+    assert counts.get(name.encode(), counts.get(name)) == 1, counts
+    assert await layer.listening(["contract-group", "nobody-here"]) == {"contract-group"}
+    await layer.group_send("contract-group", {"type": "hello"})
+    assert await asyncio.wait_for(layer.receive(channel), 5) == {"type": "hello"}
+
+
+@pytest.mark.services
+async def test_a_cut_subscription_comes_back_and_every_consumer_is_told(channel_layer):
+    layer = redis_layer(channel_layer)
+    first, second = await layer.new_channel(), await layer.new_channel()
+    await layer.group_add("contract-cut", first)
+    ids = set()
+    for _ in range(50):  # the subscription connection, under this process's name
+        ids = await layer.subscription_ids()
+        if ids:
+            break
+        await asyncio.sleep(0.1)
+    assert len(ids) == 1, ids
+    (connection,) = ids
+    await asyncio.sleep(1.5)  # the watcher has seen it
+    await layer._client().client_kill_filter(_id=connection)
+    told = await asyncio.gather(
+        asyncio.wait_for(layer.receive(first), 15), asyncio.wait_for(layer.receive(second), 15)
+    )
+    assert told == [RECONNECTED, RECONNECTED]
+    new = await layer.subscription_ids()
+    assert new and not new & ids, "a new connection holds the subscriptions"
+    await layer.group_send("contract-cut", {"type": "after"})
+    assert await asyncio.wait_for(layer.receive(first), 5) == {"type": "after"}
+
+
+def test_an_outage_is_one_warning_not_a_traceback_a_second():
+    quiet = QuietRedisOutage()
+
+    def record(error: Exception) -> logging.LogRecord:
+        try:
+            raise error
+        except Exception:
+            import sys
+
+            return logging.LogRecord(
+                "channels_redis.pubsub",
+                logging.ERROR,
+                __file__,
+                1,
+                "Unexpected",
+                (),
+                sys.exc_info(),
+            )
+
+    first = record(RedisConnectionError("refused"))
+    assert quiet.filter(first) and first.levelno == logging.WARNING and first.exc_info is None
+    assert "refused" in first.getMessage()
+    assert not quiet.filter(record(RedisConnectionError("refused")))
+    assert quiet.filter(record(ValueError("a real bug"))), "other errors pass as they are"
