@@ -6,9 +6,9 @@ from collections import defaultdict
 from typing import TypedDict
 
 from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_noop
 
 from villages.engine import Winner
-from villages.engine.errors import _
 from villages.engine.outcome import result_of
 from villages.models import Seat, Village
 from villages.services.errors import NotFound
@@ -52,7 +52,7 @@ def history(username: str, *, include_practice: bool = False) -> History:
     bots) are listed, but count in the statistics only with `include_practice`."""
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
-        raise NotFound(_("そのユーザーはいません。"))
+        raise NotFound(gettext_noop("そのユーザーはいません。"))
     seats = (
         Seat.objects.filter(
             user=user,

@@ -7,8 +7,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext_noop
 
-from villages.engine.errors import BadRequest, NameTaken, _
+from villages.engine.errors import BadRequest, NameTaken
 from villages.services.errors import Banned, NotAuthenticated
 from villages.services.ratelimit import LOGIN_LIMIT, REGISTER_LIMIT, rate_limit
 
@@ -27,7 +28,7 @@ def register(*, username: str, password: str, ip: str | None) -> tuple[AbstractB
     username = (username or "").strip()
     User = get_user_model()
     if not username or len(username) > 150:
-        raise BadRequest(_("ユーザー名は1〜150文字で入力してください。"))
+        raise BadRequest(gettext_noop("ユーザー名は1〜150文字で入力してください。"))
     try:
         User.username_validator(username)  # type: ignore[attr-defined]
         validate_password(password, User(username=username))
@@ -38,7 +39,7 @@ def register(*, username: str, password: str, ip: str | None) -> tuple[AbstractB
             user = User.objects.create_user(username=username, password=password)
             profile = profile_of(user)
     except IntegrityError as exc:
-        raise NameTaken(_("そのユーザー名はすでに使われています。")) from exc
+        raise NameTaken(gettext_noop("そのユーザー名はすでに使われています。")) from exc
     return user, profile.api_token
 
 
@@ -47,7 +48,7 @@ def token_for(*, username: str, password: str, ip: str | None) -> str:
     user = authenticate(username=username, password=password)
     if user is None or not user.is_active:
         refuse_banned_login(username, password)
-        raise NotAuthenticated(_("ユーザー名かパスワードが違います。"))
+        raise NotAuthenticated(gettext_noop("ユーザー名かパスワードが違います。"))
     return profile_of(user).api_token
 
 

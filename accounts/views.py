@@ -185,9 +185,7 @@ def confirm_email(request: HttpRequest, token: str) -> HttpResponse:
     try:
         user = mail.confirm(token)
     except RuleError as exc:
-        return render(
-            request, "villages/error.html", {"error": error_text(exc)}, status=400
-        )
+        return render(request, "villages/error.html", {"error": error_text(exc)}, status=400)
     messages.success(
         request, _("メールアドレス %(address)s を登録しました。") % {"address": user.email}
     )
@@ -199,9 +197,7 @@ def history(request: HttpRequest, username: str) -> HttpResponse:
     try:
         data = selectors.history(username, include_practice=practice)
     except RuleError as exc:
-        return render(
-            request, "villages/error.html", {"error": error_text(exc)}, status=404
-        )
+        return render(request, "villages/error.html", {"error": error_text(exc)}, status=404)
     stats = data["stats"]
     most = max([v["games"] for v in stats["by_role"].values()] + [1])
     by_role = [

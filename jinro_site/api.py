@@ -9,6 +9,7 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.urls import reverse
+from django.utils.translation import gettext_noop
 from ninja import NinjaAPI, Router
 from ninja.errors import HttpError
 from ninja.errors import ValidationError as NinjaValidationError
@@ -17,7 +18,7 @@ from accounts.api import router as accounts_router
 from jinro_site.apiauth import optional_user
 from jinro_site.views import server_error
 from villages.api import router as villages_router
-from villages.engine.errors import RuleError, _
+from villages.engine.errors import RuleError
 from villages.services.errors import RETRY_AFTER, NotAuthenticated, NotFound, http_status
 
 logger = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ unknown = Router()
     ["GET", "POST", "PUT", "PATCH", "DELETE"], "/{path:rest}", include_in_schema=False
 )
 def no_such_endpoint(request: HttpRequest, rest: str) -> None:
-    raise NotFound(_("そのAPIはありません。"))
+    raise NotFound(gettext_noop("そのAPIはありません。"))
 
 
 api.add_router("/", unknown)

@@ -7,9 +7,10 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest
 from django.middleware.csrf import CsrfViewMiddleware
+from django.utils.translation import gettext_noop
 
 from accounts.services import user_for_token
-from villages.engine.errors import Forbidden, _
+from villages.engine.errors import Forbidden
 from villages.services.errors import NotAuthenticated
 
 
@@ -33,7 +34,7 @@ def optional_user(request: HttpRequest) -> AbstractBaseUser | None:
         if user is _UNKNOWN:
             user = request.__dict__["_token_user"] = user_for_token(key)
         if user is None:
-            raise NotAuthenticated(_("トークンが正しくありません。"))
+            raise NotAuthenticated(gettext_noop("トークンが正しくありません。"))
         return user
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
@@ -49,7 +50,9 @@ def require_user(request: HttpRequest) -> AbstractBaseUser:
     if _token(request) is None:
         refused = CsrfViewMiddleware(lambda r: None).process_view(request, None, (), {})
         if refused is not None:
-            raise Forbidden(_("CSRFトークンが正しくありません。ページを読み込み直してください。"))
+            raise Forbidden(
+                gettext_noop("CSRFトークンが正しくありません。ページを読み込み直してください。")
+            )
     return user
 
 

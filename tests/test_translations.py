@@ -74,3 +74,50 @@ def test_the_committed_mo_is_compiled_from_the_po(tmp_path):
         assert gettext.GNUTranslations(committed)._catalog == (
             gettext.GNUTranslations(compiled)._catalog
         ), "run manage.py compilemessages -l en --ignore .venv"
+
+
+def test_no_function_shadows_the_translation_marker_it_calls():
+    """`_` assigned anywhere in a function (`x, _ = ...`, `for _ in ...`) makes it local to
+    the whole function, and a `_("...")` there then fails at run time."""
+    import ast
+
+    shadowing = []
+    for package in ("accounts", "jinro_site", "villages"):
+        for path in (ROOT / package).rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for func in ast.walk(tree):
+                if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+                    continue
+                own = [n for n in ast.walk(func) if not _inside_nested(func, n)]
+                assigned = any(
+                    isinstance(n, ast.Name) and n.id == "_" and isinstance(n.ctx, ast.Store)
+                    for n in own
+                )
+                called = any(
+                    isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "_"
+                    for n in own
+                )
+                if assigned and called:
+                    shadowing.append(f"{path.relative_to(ROOT)}:{func.lineno} {func.name}")
+    assert not shadowing, shadowing
+
+
+def _inside_nested(func, node) -> bool:
+    """Whether `node` belongs to a function or comprehension nested in `func` (own scope)."""
+    import ast
+
+    for inner in ast.walk(func):
+        if inner is func or not isinstance(
+            inner,
+            ast.FunctionDef
+            | ast.AsyncFunctionDef
+            | ast.Lambda
+            | ast.ListComp
+            | ast.SetComp
+            | ast.DictComp
+            | ast.GeneratorExp,
+        ):
+            continue
+        if any(n is node for n in ast.walk(inner)):
+            return True
+    return False

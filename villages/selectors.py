@@ -14,11 +14,11 @@ from typing import Any, TypedDict
 
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from villages.engine import GameState, Phase
 from villages.engine import game as engine
 from villages.engine import visibility as vis
-from villages.engine.errors import _
 from villages.groups import encode
 from villages.lru import LRU
 from villages.models import Message, Village
@@ -149,7 +149,7 @@ def villages(status: str | None = None) -> QuerySet[Village]:
 def get_village(village_id: int) -> Village:
     village = villages().filter(pk=village_id).first()
     if village is None:
-        raise NotFound(_("村が見つかりません。"))
+        raise NotFound(gettext_noop("村が見つかりません。"))
     return village
 
 
@@ -196,7 +196,7 @@ class View:
 def view_for(village_id: int, user_id: int | None) -> View:
     village = Village.objects.filter(pk=village_id).first()
     if village is None:
-        raise NotFound(_("村が見つかりません。"))
+        raise NotFound(gettext_noop("村が見つかりません。"))
     loaded = load(village)
     row = loaded.seat_of_user(user_id)
     return View(loaded, row.seat_no if row else None)

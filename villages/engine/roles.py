@@ -55,9 +55,6 @@ ROLE_TEAM: dict[Role, Team] = {
 }
 
 
-
-
-
 def team_of(role: Role, sub_roles: frozenset[SubRole]) -> Team:
     """A lover plays for the lovers whatever the main role (SPEC §9)."""
     if SubRole.LOVERS in sub_roles:

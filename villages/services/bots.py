@@ -21,11 +21,12 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from villages import bots
 from villages.bots import ACCOUNT_PREFIX, Act, Say, Vote
 from villages.bots.lines import word
-from villages.engine.errors import BadRequest, Forbidden, RuleError, VillageFull, WrongPhase, _
+from villages.engine.errors import BadRequest, Forbidden, RuleError, VillageFull, WrongPhase
 from villages.engine.game import BOT_MARK
 from villages.models import Icon, Message, Seat, Village
 
@@ -72,31 +73,31 @@ def add_bots(
     """
     village = Village.objects.filter(pk=village_id).first()
     if village is None:
-        raise NotFound(_("村が見つかりません。"))
+        raise NotFound(gettext_noop("村が見つかりません。"))
     if not (getattr(user, "is_staff", False) or village.created_by_id == user.pk):
-        raise Forbidden(_("ボットを入れられるのは村を作った人とスタッフだけです。"))
+        raise Forbidden(gettext_noop("ボットを入れられるのは村を作った人とスタッフだけです。"))
     if strategy not in bots.STRATEGIES:
         raise BadRequest(
-            _("ボットの戦略は {strategies} のいずれかです。"),
+            gettext_noop("ボットの戦略は {strategies} のいずれかです。"),
             strategies=" / ".join(sorted(bots.STRATEGIES)),
         )
     loaded = snapshot_of(village_id)
     assert loaded is not None
     if village.status != Village.Status.WAITING:
-        raise WrongPhase(_("ボットを入れられるのはゲームの開始前だけです。"))
+        raise WrongPhase(gettext_noop("ボットを入れられるのはゲームの開始前だけです。"))
     free = loaded.state.capacity - len(loaded.state.seats)
     wanted = free if count is None else count
     if wanted < 1:
-        raise BadRequest(_("ボットは1人以上です。"))
+        raise BadRequest(gettext_noop("ボットは1人以上です。"))
     if wanted > free:
-        raise VillageFull(_("空席は{free}席です。"), free=free)
+        raise VillageFull(gettext_noop("空席は{free}席です。"), free=free)
     seated_users = {row.user_id for row in loaded.rows.values()}
     taken = {seat.name for seat in loaded.state.seats}
     pool = [u for u in _pool() if u.pk not in seated_users]
     names = [n for n in NAMES if f"{n}{BOT_MARK}" not in taken]
     icons = list(Icon.objects.choosable().values_list("pk", flat=True))
     if not icons:
-        raise BadRequest(_("ボットに使えるアイコンがありません。"))
+        raise BadRequest(gettext_noop("ボットに使えるアイコンがありません。"))
     seats = [
         lifecycle.sit(
             village_id=village_id,

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from villages import texts
 from villages.engine import GameState, Phase, Post, Step
@@ -86,7 +87,7 @@ def run_posting(
                     .first()
                 )
                 if village is None:
-                    raise NotFound(_("村が見つかりません。"))
+                    raise NotFound(gettext_noop("村が見つかりません。"))
                 loaded = snapshot(village)
                 at = now or timezone.now()
                 rng = random.Random(f"{village.seed}:{village.version}")
@@ -197,7 +198,7 @@ def edit_village(village_id: int, change: Callable[[Village], dict[str, Any]]) -
         with gate.write_turn(village_id), transaction.atomic():
             village = Village.objects.select_for_update().filter(pk=village_id).first()
             if village is None:
-                raise NotFound(_("村が見つかりません。"))
+                raise NotFound(gettext_noop("村が見つかりません。"))
             before = snapshot(village)
             fields = change(village)
             updated = copy.copy(village)

@@ -14,11 +14,12 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from accounts import bans
 from villages.engine import Step
 from villages.engine import game as engine
-from villages.engine.errors import BadRequest, Forbidden, NotSeated, _
+from villages.engine.errors import BadRequest, Forbidden, NotSeated
 from villages.models import Icon, Seat, Village
 
 from . import core
@@ -61,9 +62,9 @@ def create_village(
     bans.check(user, "create")
     name = name.strip()
     if not name:
-        raise BadRequest(_("村の名前を入力してください。"))
+        raise BadRequest(gettext_noop("村の名前を入力してください。"))
     if len(name) > 60 or len(comment) > 200:
-        raise BadRequest(_("村の名前は60文字、説明は200文字までです。"))
+        raise BadRequest(gettext_noop("村の名前は60文字、説明は200文字までです。"))
     opts = options_from_api(options)
     now = timezone.now()
     state = engine.new_village(capacity=capacity, options=opts, rules=rules(), now=now)
@@ -113,18 +114,18 @@ def sit(
     bans.check(user, "play")
     icon = Icon.objects.choosable().filter(pk=icon_id).first() if icon_id else None
     if icon_id and icon is None:
-        raise NotFound(_("そのアイコンはありません。"))
+        raise NotFound(gettext_noop("そのアイコンはありません。"))
 
     def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, int]:
         village = loaded.village
         if icon is None:
-            raise BadRequest(_("アイコンを選んでください。"))
+            raise BadRequest(gettext_noop("アイコンを選んでください。"))
         if loaded.seat_of_user(user.pk) is not None:
             raise AlreadySeated()
         if user.pk in loaded.kicked_users:
-            raise Forbidden(_("この村からはキックされています。"))
+            raise Forbidden(gettext_noop("この村からはキックされています。"))
         if ip and flag("ONE_SEAT_PER_IP") and any(r.ip == ip for r in loaded.rows.values()):
-            raise AlreadySeated(_("同じ接続元からはひとつの村にひと席までです。"))
+            raise AlreadySeated(gettext_noop("同じ接続元からはひとつの村にひと席までです。"))
         step, seat_no = engine.sit(
             loaded.state, name=handle_name, bot=bool(bot), rules=rules(), now=now
         )
@@ -198,12 +199,12 @@ def fix_cast(
 ) -> None:
     """Staff only: fix the cast of a waiting village."""
     if not getattr(user, "is_staff", False):
-        raise Forbidden(_("配役の指定は管理者だけができます。"))
+        raise Forbidden(gettext_noop("配役の指定は管理者だけができます。"))
     try:
         seat_roles = {int(no): code for no, code in roles.items()}
         seat_subs = {int(no): codes for no, codes in sub_roles.items()}
     except ValueError as exc:
-        raise BadRequest(_("席番号は数字で指定してください。")) from exc
+        raise BadRequest(gettext_noop("席番号は数字で指定してください。")) from exc
     cast = engine.cast_from_codes(seat_roles, seat_subs)
 
     def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, None]:

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.utils.translation import gettext_noop
 
 from accounts import bans
 from villages.bots import is_bot_account
 from villages.engine import Ability, GameState, Step, Volume
 from villages.engine import game as engine
-from villages.engine.errors import BadRequest, _
+from villages.engine.errors import BadRequest
 from villages.engine.visibility import MessageView, see_message
 from villages.models import Message
 
@@ -26,7 +27,9 @@ def _volume(value: str) -> Volume:
     try:
         return Volume(value)
     except ValueError as exc:
-        raise BadRequest(_("声の大きさは strong / normal / weak のいずれかです。")) from exc
+        raise BadRequest(
+            gettext_noop("声の大きさは strong / normal / weak のいずれかです。")
+        ) from exc
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ def post_message(
     bans.check(user, "talk")
     vol = _volume(volume)
     if channel not in ("talk", "will", "heaven"):
-        raise BadRequest(_("channel は talk / will / heaven のいずれかです。"))
+        raise BadRequest(gettext_noop("channel は talk / will / heaven のいずれかです。"))
 
     def command(
         loaded: Loaded, rng: random.Random, now: datetime
@@ -114,7 +117,9 @@ def night_action(
     try:
         ability = Ability(action)
     except ValueError as exc:
-        raise BadRequest(_("action は attack / divine / guard / cupid のいずれかです。")) from exc
+        raise BadRequest(
+            gettext_noop("action は attack / divine / guard / cupid のいずれかです。")
+        ) from exc
 
     def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, bool]:
         seat = core.user_seat(loaded, user).seat_no

@@ -17,12 +17,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db.models import Q
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_noop
 
 from villages import selectors
 from villages.engine import GameState, MessageKind, Phase
 from villages.engine import visibility as vis
-from villages.engine.errors import _
 from villages.lru import LRU
 from villages.models import Message, Village
 from villages.screenview import Speaker, line_input
@@ -111,7 +110,7 @@ def view_for(village_id: int, user_id: int | None) -> selectors.View:
     """The village as committed now (a shared snapshot), seen by the user's seat."""
     loaded = snapshot_of(village_id)
     if loaded is None:
-        raise NotFound(_("村が見つかりません。"))
+        raise NotFound(gettext_noop("村が見つかりません。"))
     row = loaded.seat_of_user(user_id)
     return selectors.View(loaded, row.seat_no if row else None)
 
