@@ -67,7 +67,7 @@ def history(username: str, *, include_practice: bool = False) -> History:
     games: list[Game] = []
     by_role: dict[str, Tally] = defaultdict(lambda: Tally(games=0, wins=0))
     by_team: dict[str, Tally] = defaultdict(lambda: Tally(games=0, wins=0))
-    wins = sudden = 0
+    wins = 0
     for row in seats:
         village = row.village
         result = result_of(Winner(village.winner) if village.winner else None, engine_seat(row))
@@ -89,7 +89,6 @@ def history(username: str, *, include_practice: bool = False) -> History:
         if village.practice and not include_practice:
             continue
         wins += result.won
-        sudden += row.death_cause == "sudden"
         for bucket in (by_role[row.role], by_team[result.team.value]):
             bucket["games"] += 1
             bucket["wins"] += result.won
@@ -101,11 +100,21 @@ def history(username: str, *, include_practice: bool = False) -> History:
             wins=wins,
             by_role=dict(by_role),
             by_team=dict(by_team),
-            sudden_deaths=sudden,
+            sudden_deaths=sudden_deaths(user.get_username()),
         ),
     )
 
 
 def sudden_deaths(username: str) -> int:
-    """The public count of a user's sudden deaths (SPEC §7)."""
-    return Seat.objects.filter(user__username=username, death_cause="sudden", kicked=False).count()
+    """The public count of a user's sudden deaths (SPEC §7), the one number the profile, the
+    history page, the API's history and the statistics show: the user's sudden deaths in
+    villages that have ended, abandoned (廃村) ones and practice ones included, whatever
+    the statistics count as games. A sudden death left the others of its village a player
+    short, and an abandoned village does not undo it; a running game's counts once it ends,
+    like everything on the profile."""
+    return Seat.objects.filter(
+        user__username=username,
+        death_cause="sudden",
+        kicked=False,
+        village__status=Village.Status.ENDED,
+    ).count()

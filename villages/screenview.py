@@ -90,7 +90,7 @@ def _parts(s: dict[str, Any]) -> Parts:
         "d-time": _time(v, clock),
         PLAYERS: [x["seat_no"] for x in s["seats"]],
         "d-me": _me(me, names),
-        "d-deaths": _deaths(s["seats"]),
+        "d-deaths": deaths_in_order(s["seats"]),
         "d-votes": _votes(s["votes"], names),
         "u-where": {
             "id": v["id"],
@@ -195,7 +195,7 @@ def _me(me: dict[str, Any] | None, names: dict[int, str]) -> Input:
     }
 
 
-def _deaths(seats: list[dict[str, Any]]) -> Input:
+def deaths_in_order(seats: list[dict[str, Any]]) -> Input:
     """The dead in the order they died: by day, then the night of that day after its day."""
     dead = [x for x in seats if not x["alive"] and x["death_day"] is not None]
     dead.sort(key=lambda x: (x["death_day"], x["death_phase"] != Phase.DAY, x["seat_no"]))

@@ -173,3 +173,50 @@ def test_the_sweep_leaves_villages_that_are_not_due_alone(api: Api):
     v = version(table)
     assert sweep_due_villages() == 0
     assert version(table) == v
+
+
+def test_one_sudden_death_count_on_the_profile_the_history_page_and_the_api(api: Api):
+    """The count is defined once (accounts.selectors.sudden_deaths): ended villages,
+    abandoned ones included, practice ones too; a running game's counts once it ends."""
+    import re
+
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from villages.services import lifecycle
+
+    def shown(username: str) -> tuple[int, int, int]:
+        user = get_user_model().objects.get(username=username)
+        browser = Client()
+        browser.force_login(user)
+        profile = browser.get("/accounts/profile/").content.decode()
+        history = Client().get(f"/accounts/users/{username}/").content.decode()
+        counted = [int(re.search(r"突然死: (\d+)回", page)[1]) for page in (profile, history)]
+        return counted[0], counted[1], api.history(username)["stats"]["sudden_deaths"]
+
+    # A village that ends with both wolves dead of sudden death.
+    ended = open_village(api, players=8, options=REALTIME, cast=CAST8)
+    ended.player(3).ok("POST", ended.path("night-action"), {"action": "divine", "targets": [5]})
+    deadline = at(ended.state()["clock"]["phase_deadline"])
+    sweep_twice(deadline, ended)
+    sweep_twice(deadline + timedelta(seconds=3), ended)
+    wolf = ended.player(1).username
+    assert shown(wolf) == (1, 1, 1)
+
+    # The same player dies of sudden death again (seat 8 does not vote on day 2) in a
+    # village the staff then abandon.
+    later = open_village(api, players=7, options=REALTIME, capacity=8, start=False)
+    later.sit(ended.player(1))
+    later.fix_cast(api.staff(), dict(enumerate(CAST8, start=1)))
+    later.start()
+    to_day_2(later)
+    for voter in (1, 2, 3, 5, 6, 7):
+        later.player(voter).ok("POST", later.path("vote"), {"target": 7 if voter != 7 else 6})
+    deadline = at(later.state()["clock"]["phase_deadline"])
+    sweep_twice(deadline + timedelta(seconds=1), later)
+    sudden = at(later.state()["clock"]["sudden_death_deadline"])
+    sweep_twice(sudden + timedelta(seconds=1), later)
+    assert not later.state()["seats"][7]["alive"] and "sudden_death" in codes(later)
+    assert shown(wolf) == (1, 1, 1), "its village still runs"
+    lifecycle.end_village(village_id=later.id)
+    assert shown(wolf) == (2, 2, 2), "an abandoned village does not undo a sudden death"

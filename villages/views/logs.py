@@ -1,6 +1,22 @@
-"""過去ログ: the whole log of a village, a day at a time, as the viewer may see it."""
+"""過去ログ: the whole log of a village as the viewer may see it, with the reader's toggles.
+
+The toggles live in the URL, so that a view can be linked:
+
+* `order=new` newest first (oldest first by default);
+* `heaven=0` without heaven talk;
+* `roles=0` the spectator's eye: a finished game seen as a spectator saw it while it was
+  played (no roles, no wolves' or commons' talk, no heaven), to read it as a puzzle;
+* `player=<seat>` that player's own lines only;
+* `day=<n>` one day (the whole game by default).
+
+Every line has its permalink (`#m<id>`). Lines, deaths and votes are in time order.
+"""
 
 from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -8,12 +24,54 @@ from django.utils.translation import gettext as _
 
 from villages import selectors
 from villages.engine import Phase
-from villages.screenview import speakers
+from villages.screenview import deaths_in_order, speakers
 from villages.services.errors import NotFound
 
 from . import labels
 from . import render as log
 from .common import error_page, user_id
+
+# What a spectator learned of a death while the game was played (the others only say
+# that the player was found dead).
+PUBLIC_CAUSES = ("executed", "sudden")
+
+
+@dataclass(frozen=True)
+class Toggles:
+    newest_first: bool = False
+    heaven: bool = True
+    roles: bool = True
+    player: int | None = None
+    day: int | None = None
+
+    @classmethod
+    def read(cls, query, *, days: list[int], seats: set[int], ended: bool) -> Toggles:
+        def number(name: str, allowed) -> int | None:
+            try:
+                value = int(query.get(name, ""))
+            except ValueError:
+                return None
+            return value if value in allowed else None
+
+        return cls(
+            newest_first=query.get("order") == "new",
+            heaven=query.get("heaven") != "0",
+            roles=not (ended and query.get("roles") == "0"),
+            player=number("player", seats),
+            day=number("day", days),
+        )
+
+    def query(self, **changes: object) -> str:
+        """This view's query string with `changes` (defaults left out)."""
+        t = dataclasses.replace(self, **changes)
+        pairs = [
+            ("order", "new" if t.newest_first else None),
+            ("heaven", None if t.heaven else "0"),
+            ("roles", None if t.roles else "0"),
+            ("player", t.player),
+            ("day", t.day),
+        ]
+        return "?" + urlencode([(k, v) for k, v in pairs if v is not None])
 
 
 def _days(phases: list[tuple[int, str]]) -> list[int]:
@@ -26,23 +84,30 @@ def past_log(request: HttpRequest, village_id: int) -> HttpResponse:
     except NotFound as error:
         return error_page(request, error)
     state = view.state
+    ended = state.phase is Phase.ENDED
     groups = log.phases(state)
     days = _days(groups)
-    try:
-        day = int(request.GET.get("day", ""))
-    except ValueError:
-        day = None
-    if day not in days:
-        day = None
-    wanted = [g for g in groups if day is None or g[0] == day]
+    toggles = Toggles.read(
+        request.GET, days=days, seats={seat.no for seat in state.seats}, ended=ended
+    )
+    # The spectator's eye: nobody's seat, in the game as it stood before its end.
+    viewer = view.viewer if toggles.roles else None
+    sight = state if toggles.roles else dataclasses.replace(state, phase=Phase.DAY)
+    wanted = [
+        g
+        for g in groups
+        if (toggles.day is None or g[0] == toggles.day) and (toggles.roles or g[1] != "ended")
+    ]
     html, _last = log.log_html(
         state,
         view.village,
-        view.viewer,
+        viewer,
         speakers(view.loaded),
-        heaven=None,
+        heaven=None if toggles.heaven else False,
         groups=wanted,
-        oldest_first=True,
+        oldest_first=not toggles.newest_first,
+        only_seat=toggles.player,
+        sight=sight,
     )
     s = selectors.state_dict(view)
     names = {no: row.handle_name for no, row in view.loaded.rows.items()}
@@ -56,30 +121,73 @@ def past_log(request: HttpRequest, village_id: int) -> HttpResponse:
             "executed": names.get(v["executed"]) if v["executed"] else None,
         }
         for v in s["votes"]
-        if day is None or v["day"] == day
+        if toggles.day is None or v["day"] == toggles.day
     ]
+    if toggles.newest_first:
+        votes.reverse()
     seats = [
         {
             **x,
-            "role_label": labels.label(labels.ROLE, x["role"]),
-            "sub_labels": [labels.label(labels.SUB_ROLE, y) for y in x["sub_roles"] or []],
+            "role_label": labels.label(labels.ROLE, x["role"]) if toggles.roles else "",
+            "sub_labels": [labels.label(labels.SUB_ROLE, y) for y in x["sub_roles"] or []]
+            if toggles.roles
+            else [],
         }
         for x in s["seats"]
     ]
+    deaths = [
+        {
+            "name": d["name"],
+            "when": _when(d["day"], d["phase"]),
+            "cause": labels.label(labels.DEATH, d["cause"])
+            if d["cause"] and (toggles.roles or d["cause"] in PUBLIC_CAUSES)
+            else "",
+        }
+        for d in deaths_in_order(s["seats"])
+        if toggles.day is None or d["day"] == toggles.day
+    ]
+    if toggles.newest_first:
+        deaths.reverse()
     return render(
         request,
         "villages/log.html",
         {
             "village": view.village,
-            "days": [(d, _day_label(d)) for d in days],
-            "day": day,
+            "day_links": [
+                (_("すべて"), toggles.query(day=None), toggles.day is None),
+                *((_day_label(d), toggles.query(day=d), toggles.day == d) for d in days),
+            ],
+            "day": toggles.day,
+            "t": toggles,
+            "links": _links(toggles, ended=ended),
+            "players": [(x["seat_no"], x["handle_name"]) for x in s["seats"]],
             "log_html": html,
             "votes": votes,
             "seats": seats,
-            "ended": state.phase is Phase.ENDED,
-            "winner_label": labels.label(labels.WINNER, s["winner"]),
+            "deaths": deaths,
+            "ended": ended,
+            "winner_label": labels.label(labels.WINNER, s["winner"]) if toggles.roles else "",
         },
     )
+
+
+def _links(t: Toggles, *, ended: bool) -> dict[str, str]:
+    return {
+        "old": t.query(newest_first=False),
+        "new": t.query(newest_first=True),
+        "heaven_on": t.query(heaven=True),
+        "heaven_off": t.query(heaven=False),
+        "roles_on": t.query(roles=True),
+        "roles_off": t.query(roles=False) if ended else "",
+        "everyone": t.query(player=None),
+        "all_days": t.query(day=None),
+    }
+
+
+def _when(day: int, phase: str | None) -> str:
+    if phase == Phase.NIGHT:
+        return _("%(day)s日目の夜") % {"day": day}
+    return _("%(day)s日目") % {"day": day}
 
 
 def _day_label(day: int) -> str:

@@ -64,16 +64,20 @@ def lines_html(
     *,
     heaven: bool | None,
     oldest_first: bool = False,
+    only_seat: int | None = None,
 ) -> str:
     """Lines newest first (or oldest first), each drawn from its visibility view.
 
-    `heaven`: True only heaven talk, False none of it, None everything.
+    `heaven`: True only heaven talk, False none of it, None everything. `only_seat`: only
+    that seat's own lines (no system lines, no stand-ins).
     """
     ended = state.phase is Phase.ENDED
     out = []
     for msg in messages:
+        if only_seat is not None and msg.seat_no != only_seat:
+            continue
         seen = vis.see_message(state, viewer, msg)
-        if seen is None:
+        if seen is None or (only_seat is not None and seen.seat_no != only_seat):
             continue
         if heaven is not None and (seen.kind is MessageKind.HEAVEN) != heaven:
             continue
@@ -124,9 +128,13 @@ def log_html(
     heaven: bool | None,
     groups: Sequence[tuple[int, str]] | None = None,
     oldest_first: bool = False,
+    only_seat: int | None = None,
+    sight: GameState | None = None,
 ) -> tuple[str, int]:
     """The log newest first, and the village's newest line id at this version (0 if none).
 
+    `sight` is the state the lines are seen in (by default `state`; the past log's
+    spectator's eye sees a finished game as if it were still being played).
     Closed phases come from the cache; only the current phase is read from the database.
     """
     village_id = village.pk
@@ -134,12 +142,14 @@ def log_html(
     all_groups = phases(state)
     current = all_groups[-1]
     wanted = list(groups) if groups is not None else all_groups
+    seen_in = sight if sight is not None else state
     key_base = (
         village_id,
         village.seed,  # ids may be reused (a rolled-back test, a restored backup)
-        audience(state, viewer),
+        audience(seen_in, viewer),
         heaven,
         oldest_first,
+        only_seat,
         get_language(),
         hidden_key,
     )
@@ -161,7 +171,13 @@ def log_html(
         CLOSED_PHASES.put(
             (*key_base, group),
             lines_html(
-                state, viewer, fresh[group], speakers, heaven=heaven, oldest_first=oldest_first
+                seen_in,
+                viewer,
+                fresh[group],
+                speakers,
+                heaven=heaven,
+                oldest_first=oldest_first,
+                only_seat=only_seat,
             ),
         )
     for group in wanted if oldest_first else reversed(wanted):
@@ -171,12 +187,13 @@ def log_html(
             html = CLOSED_PHASES.get(key)
             if html is None:
                 html = lines_html(
-                    state,
+                    seen_in,
                     viewer,
                     fresh.get(group, []),
                     speakers,
                     heaven=heaven,
                     oldest_first=oldest_first,
+                    only_seat=only_seat,
                 )
                 CLOSED_PHASES.put(key, html)
         else:
