@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from django.http import HttpRequest
-from ninja import Field, Query, Router, Status
+from ninja import Field, Query, Router, Schema, Status
 
 from jinro_site.apiauth import client_ip, optional_user, require_user
 from jinro_site.apischema import READ, WRITE, Body, Int, answers, limits
@@ -350,3 +350,98 @@ def night_action(request: HttpRequest, village_id: int, payload: NightActionIn) 
 def objection(request: HttpRequest, village_id: int) -> Json:
     left = play.object_(village_id=village_id, user=require_user(request))
     return {"objections_left": left}
+
+
+# ---------------------------------------------------------------------------
+# A finished village, whole (issue 12): one document to keep, study or replay
+
+
+class LogVillage(Schema):
+    id: int
+    name: str
+    comment: str
+    status: str
+    capacity: int
+    seated: int
+    day: int
+    phase: str
+    options: dict[str, Any]
+    options_in_force: dict[str, Any] | None
+    created_at: str | None
+    started_at: str | None
+    ended_at: str | None
+    winner: str | None
+    abandoned: bool
+    practice: bool
+
+
+class LogSeat(Schema):
+    seat_no: int
+    handle_name: str
+    username: str | None
+    trip: str
+    icon_url: str | None
+    dummy: bool
+    bot: bool
+    role: str | None
+    sub_roles: list[str]
+    alive: bool
+    death_day: int | None
+    death_phase: str | None
+    death_cause: str | None
+    team: str | None = Field(description="the team it played for (a lover's is the lovers')")
+    won: bool | None
+
+
+class LogMessage(Schema):
+    id: int
+    day: int
+    phase: str
+    kind: str
+    seat_no: int | None
+    text: str
+    volume: str
+    created_at: str | None
+    code: str
+    params: dict[str, Any]
+
+
+class LogBallot(Schema):
+    voter: int
+    target: int
+    weight: int
+
+
+class LogVote(Schema):
+    day: int
+    round: int
+    ballots: list[LogBallot]
+    executed: int | None
+
+
+class LogDeath(Schema):
+    seat_no: int
+    day: int
+    phase: str | None
+    cause: str | None
+
+
+class VillageLog(Schema):
+    """A finished village: every line (in order), vote round, death (in order), role and
+    result, as everyone may see them once it has ended."""
+
+    village: LogVillage
+    winner: str | None
+    seats: list[LogSeat]
+    messages: list[LogMessage]
+    votes: list[LogVote]
+    deaths: list[LogDeath]
+
+
+@router.get(
+    "/villages/{village_id}/log",
+    response=answers({200: VillageLog}, 409, *READ),
+    summary="A finished village, whole (409 wrong_phase before its end)",
+)
+def village_log(request: HttpRequest, village_id: int) -> Json:
+    return selectors.village_log(village_id)

@@ -452,3 +452,67 @@ def stable_state(view: View) -> StateDict:
     """`state_dict` without what only the passing of time changes (the virtual seconds
     of a real-time phase): two of these differ only if the viewer may see a change."""
     return {**state_dict(view), "clock": stable_clock(view.state)}
+
+
+# ---------------------------------------------------------------------------
+# A finished village, whole (GET /villages/{id}/log and the HTML export)
+
+
+def village_log(village_id: int) -> dict[str, Any]:
+    """Everything of a finished village, as everyone may see it once it has ended: the
+    village, each seat with its role and result, every line (hidden ones left out), every
+    vote round, and the deaths in the order they came. Refused before the end."""
+    from villages.engine.errors import WrongPhase
+    from villages.engine.outcome import result_of
+
+    view = view_for(village_id, None)
+    state = view.state
+    if state.phase is not Phase.ENDED:
+        raise WrongPhase(gettext_noop("過去ログを書き出せるのは、村が終わってからです。"))
+    whole = state_dict(view)
+    village = view.loaded.village
+    results = {seat.no: result_of(state.winner, seat) for seat in state.seats}
+    seats = []
+    for seat in whole["seats"]:
+        result = results.get(seat["seat_no"])
+        seats.append(
+            {
+                "seat_no": seat["seat_no"],
+                "handle_name": seat["handle_name"],
+                "username": seat["username"],
+                "trip": seat["trip"],
+                "icon_url": seat["icon_url"],
+                "dummy": seat["dummy"],
+                "bot": seat["bot"],
+                "role": seat["role"],
+                "sub_roles": seat["sub_roles"],
+                "alive": seat["alive"],
+                "death_day": seat["death_day"],
+                "death_phase": seat["death_phase"],
+                "death_cause": seat["death_cause"],
+                "team": result.team.value if result else None,
+                "won": result.won if result else None,
+            }
+        )
+    dead = [s for s in seats if not s["alive"] and s["death_day"] is not None]
+    dead.sort(key=lambda s: (s["death_day"], s["death_phase"] != Phase.DAY, s["seat_no"]))
+    return {
+        "village": {
+            **whole["village"],
+            "started_at": _iso(village.started_at),
+            "ended_at": _iso(village.ended_at),
+        },
+        "winner": whole["winner"],
+        "seats": seats,
+        "messages": messages_for(view),
+        "votes": whole["votes"],
+        "deaths": [
+            {
+                "seat_no": s["seat_no"],
+                "day": s["death_day"],
+                "phase": s["death_phase"],
+                "cause": s["death_cause"],
+            }
+            for s in dead
+        ],
+    }

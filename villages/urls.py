@@ -23,4 +23,5 @@ urlpatterns = [
     path("villages/<int:village_id>/objection/", screen.objection, name="objection"),
     path("villages/<int:village_id>/prefs/", screen.set_prefs, name="prefs"),
     path("villages/<int:village_id>/log/", logs.past_log, name="log"),
+    path("villages/<int:village_id>/log/export.html", logs.export_html, name="log_export"),
 ]

@@ -14,16 +14,25 @@ Every line has its permalink (`#m<id>`). Lines, deaths and votes are in time ord
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import mimetypes
+import re
 from dataclasses import dataclass
-from urllib.parse import urlencode
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import unquote, urlencode
 
+from django.conf import settings
+from django.contrib.staticfiles import finders
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 
 from villages import selectors
 from villages.engine import Phase
+from villages.engine.errors import RuleError
 from villages.screenview import deaths_in_order, speakers
 from villages.services.errors import NotFound
 
@@ -194,3 +203,93 @@ def _day_label(day: int) -> str:
     if day == 0:
         return str(labels.PHASE["waiting"])
     return _("%(day)s日目") % {"day": day}
+
+
+# ---------------------------------------------------------------------------
+# One self-contained HTML file of a finished village
+
+
+_LOCAL_FILE = re.compile(r'src="(/(?:static|media)/[^"?#]+)"')
+
+
+def export_html(request: HttpRequest, village_id: int) -> HttpResponse:
+    """The whole finished game as one HTML file to keep and read offline: the styles
+    inline, every icon embedded, no script, no link out of the file but its own anchors."""
+    try:
+        data = selectors.village_log(village_id)
+    except RuleError as error:
+        return error_page(request, error)
+    view = log.view_for(village_id, None)
+    lines, _last = log.log_html(
+        view.state, view.village, None, speakers(view.loaded), heaven=None, oldest_first=True
+    )
+    names = {s["seat_no"]: s["handle_name"] for s in data["seats"]}
+    page = render_to_string(
+        "villages/log_export.html",
+        {
+            "v": data["village"],
+            "winner_label": labels.label(labels.WINNER, data["winner"]),
+            "seats": [
+                {
+                    **s,
+                    "role_label": labels.label(labels.ROLE, s["role"]),
+                    "sub_labels": [labels.label(labels.SUB_ROLE, x) for x in s["sub_roles"]],
+                    "team_label": labels.label(labels.TEAM, s["team"]),
+                }
+                for s in data["seats"]
+            ],
+            "deaths": [
+                {
+                    "name": names.get(d["seat_no"], "?"),
+                    "when": _when(d["day"], d["phase"]),
+                    "cause": labels.label(labels.DEATH, d["cause"]),
+                }
+                for d in data["deaths"]
+            ],
+            "votes": [
+                {
+                    **v,
+                    "rows": [
+                        (names.get(b["voter"], "?"), names.get(b["target"], "?"))
+                        for b in v["ballots"]
+                    ],
+                    "executed_name": names.get(v["executed"]) if v["executed"] else None,
+                }
+                for v in data["votes"]
+            ],
+            "lines": lines,
+            "styles": _inline_styles(),
+        },
+        request=request,
+    )
+    page = _LOCAL_FILE.sub(lambda m: f'src="{_data_uri(m[1])}"', page)
+    response = HttpResponse(page, content_type="text/html; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="jinro-village-{village_id}.html"'
+    return response
+
+
+def _inline_styles() -> str:
+    found = finders.find("villages/css/site.css")
+    return Path(found).read_text(encoding="utf-8") if found else ""
+
+
+@lru_cache(maxsize=512)
+def _data_uri(url: str) -> str:
+    """A site file (a static icon, an uploaded one) as a data: URI, or "" if it is gone."""
+    for prefix, root in (
+        ("/" + settings.STATIC_URL.lstrip("/"), settings.STATIC_ROOT),
+        ("/" + settings.MEDIA_URL.lstrip("/"), settings.MEDIA_ROOT),
+    ):
+        if not url.startswith(prefix):
+            continue
+        name = unquote(url[len(prefix) :])
+        base = Path(root).resolve()
+        path = (base / name).resolve()
+        if base not in path.parents or not path.is_file():
+            found = finders.find(name) if prefix.endswith("static/") else None
+            path = Path(found) if found else None
+        if path is None:
+            return ""
+        kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        return f"data:{kind};base64,{base64.b64encode(path.read_bytes()).decode()}"
+    return ""
