@@ -19,6 +19,7 @@ import dataclasses
 import mimetypes
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlencode
@@ -28,6 +29,7 @@ from django.contrib.staticfiles import finders
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from villages import selectors
@@ -228,6 +230,8 @@ def export_html(request: HttpRequest, village_id: int) -> HttpResponse:
         "villages/log_export.html",
         {
             "v": data["village"],
+            "started": _local(data["village"]["started_at"]),
+            "ended_at": _local(data["village"]["ended_at"]),
             "winner_label": labels.label(labels.WINNER, data["winner"]),
             "seats": [
                 {
@@ -266,6 +270,10 @@ def export_html(request: HttpRequest, village_id: int) -> HttpResponse:
     response = HttpResponse(page, content_type="text/html; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="jinro-village-{village_id}.html"'
     return response
+
+
+def _local(iso: str | None) -> datetime | None:
+    return timezone.localtime(datetime.fromisoformat(iso)) if iso else None
 
 
 def _inline_styles() -> str:
