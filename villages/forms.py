@@ -11,6 +11,11 @@ from accounts.models import REFRESH_CHOICES
 from villages.engine import MAX_PLAYERS, MIN_PLAYERS
 from villages.models import Icon
 
+
+class DateInput(forms.DateInput):
+    input_type = "date"
+
+
 FLAG_OPTIONS = ("cupid", "poison", "decider", "authority", "hide_roles_in_heaven", "dummy_boy")
 
 
@@ -109,3 +114,68 @@ class PrefsForm(forms.Form):
     )
     sound = forms.ChoiceField(choices=[("1", "1"), ("0", "0")], required=False)
     list_below = forms.ChoiceField(choices=[("1", "1"), ("0", "0")], required=False)
+
+
+class LogSearchForm(forms.Form):
+    """The past-log list's search (GET): every field optional, all given ones must match."""
+
+    q = forms.CharField(label=_("村の名前"), max_length=60, required=False)
+    player = forms.CharField(
+        label=_("参加者"),
+        max_length=150,
+        required=False,
+        help_text=_("ユーザー名、またはハンドル名の一部"),
+    )
+    role = forms.ChoiceField(label=_("役職"), required=False)
+    winner = forms.ChoiceField(label=_("勝者"), required=False)
+    players = forms.IntegerField(
+        label=_("人数"), required=False, min_value=1, max_value=MAX_PLAYERS
+    )
+    option = forms.ChoiceField(label=_("オプション"), required=False)
+    since = forms.DateField(label=_("終了日（から）"), required=False, widget=DateInput)
+    until = forms.DateField(label=_("終了日（まで）"), required=False, widget=DateInput)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        from villages.views import labels
+
+        super().__init__(*args, **kwargs)
+        self.fields["role"].choices = [
+            ("", "—"),
+            *labels.ROLE.items(),
+            *labels.SUB_ROLE.items(),
+        ]
+        self.fields["winner"].choices = [
+            ("", "—"),
+            *labels.WINNER.items(),
+            ("abandoned", _("廃村")),
+        ]
+        self.fields["option"].choices = [("", "—"), *labels.OPTION.items()]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        since, until = data.get("since"), data.get("until")
+        if since and until and since > until:
+            raise forms.ValidationError(_("終了日の範囲が逆です。"))
+        return data
+
+    def criteria(self) -> dict[str, Any]:
+        """The selector's keywords (villages.selectors.search_ended), dates as local days."""
+        from datetime import datetime, time, timedelta
+
+        from django.utils import timezone
+
+        d = self.cleaned_data
+
+        def start_of(day: Any) -> Any:
+            return timezone.make_aware(datetime.combine(day, time.min)) if day else None
+
+        return {
+            "name": d.get("q") or "",
+            "player": (d.get("player") or "").strip(),
+            "role": d.get("role") or "",
+            "winner": d.get("winner") or "",
+            "players": d.get("players"),
+            "option": d.get("option") or "",
+            "since": start_of(d.get("since")),
+            "until": start_of(d["until"] + timedelta(days=1)) if d.get("until") else None,
+        }

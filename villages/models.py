@@ -113,6 +113,10 @@ class Village(models.Model):
 
     class Meta:
         ordering = ["-id"]
+        indexes = [
+            # The past-log list and its search: ended villages, newest ended first.
+            models.Index(fields=["status", "-ended_at", "-id"], name="village_ended_order"),
+        ]
         verbose_name = _("村")
         verbose_name_plural = _("村")
 

@@ -22,6 +22,7 @@ from villages.engine import visibility as vis
 from villages.groups import encode
 from villages.lru import LRU
 from villages.models import Message, Village
+from villages.models import Seat as SeatRow
 from villages.services.config import rules
 from villages.services.errors import NotFound
 from villages.services.persist import Loaded, load, options_from_api, options_to_api
@@ -516,3 +517,47 @@ def village_log(village_id: int) -> dict[str, Any]:
             for s in dead
         ],
     }
+
+
+def search_ended(
+    *,
+    name: str = "",
+    player: str = "",
+    role: str = "",
+    winner: str = "",
+    players: int | None = None,
+    option: str = "",
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> QuerySet[Village]:
+    """Ended villages matching every criterion given, newest ended first (the index on
+    status and end time serves the order; a player is looked for among the seats)."""
+    from django.db.models import Exists, OuterRef, Q
+
+    qs = Village.objects.filter(status=Village.Status.ENDED).order_by("-ended_at", "-id")
+    if name:
+        qs = qs.filter(name__icontains=name)
+    if player or role:
+        seats = SeatRow.objects.filter(village=OuterRef("pk"), kicked=False)
+        if player:
+            seats = seats.filter(
+                Q(user__username__iexact=player) | Q(handle_name__icontains=player)
+            )
+        if role:  # a role, or a second role (in the JSON list, as its quoted code)
+            seats = seats.filter(Q(role=role) | Q(sub_roles__icontains=f'"{role}"'))
+        qs = qs.filter(Exists(seats))
+    if winner == "abandoned":
+        qs = qs.filter(abandoned=True)
+    elif winner:
+        qs = qs.filter(winner=winner, abandoned=False)
+    if players is not None:
+        qs = qs.filter(seated=players)
+    if option == "realtime":
+        qs = qs.filter(options__time__mode="realtime")
+    elif option:
+        qs = qs.filter(**{f"options__{option}": True})
+    if since is not None:
+        qs = qs.filter(ended_at__gte=since)
+    if until is not None:
+        qs = qs.filter(ended_at__lt=until)
+    return qs

@@ -14,7 +14,7 @@ from jinro_site.apiauth import client_ip
 from villages import selectors
 from villages.engine import RuleError
 from villages.engine.cast import option_minimums
-from villages.forms import FLAG_OPTIONS, CreateVillageForm, SeatForm
+from villages.forms import FLAG_OPTIONS, CreateVillageForm, LogSearchForm, SeatForm
 from villages.infopages import values as setting_values
 from villages.infopages.render import render as render_markdown
 from villages.models import InfoPage, Village
@@ -84,18 +84,38 @@ def index(request: HttpRequest) -> HttpResponse:
     )
 
 
+PER_PAGE = 50
+
+
 def ended(request: HttpRequest) -> HttpResponse:
-    """過去ログ: ended villages, newest first, 50 a page."""
+    """過去ログ: ended villages, newest first, 50 a page, searched by the form's criteria."""
     try:
         page = max(1, int(request.GET.get("page", "1")))
     except ValueError:
         page = 1
-    qs = selectors.villages(Village.Status.ENDED)
-    rows = _rows(qs[(page - 1) * 50 : page * 50 + 1])
+    form = LogSearchForm(request.GET or None)
+    searched = form.is_bound and form.is_valid()
+    qs = selectors.search_ended(**form.criteria()) if searched else selectors.search_ended()
+    rows = _rows(qs[(page - 1) * PER_PAGE : page * PER_PAGE + 1])
+    query = request.GET.copy()
+    query.pop("page", None)
+
+    def page_link(n: int) -> str:
+        query["page"] = str(n)
+        return "?" + query.urlencode()
+
     return render(
         request,
         "villages/ended.html",
-        {"villages": rows[:50], "page": page, "more": len(rows) > 50},
+        {
+            "villages": rows[:PER_PAGE],
+            "form": form,
+            "searched": searched and any(form.cleaned_data.values()),
+            "page": page,
+            "previous": page_link(page - 1) if page > 1 else "",
+            "next": page_link(page + 1) if len(rows) > PER_PAGE else "",
+        },
+        status=400 if form.is_bound and not searched else 200,
     )
 
 
