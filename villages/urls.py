@@ -1,6 +1,6 @@
 from django.urls import path
 
-from villages.views import logs, pages, screen
+from villages.views import logs, pages, screen, stats
 
 app_name = "villages"
 
@@ -8,6 +8,7 @@ urlpatterns = [
     path("", pages.index, name="index"),
     path("villages/new/", pages.create, name="create"),
     path("villages/ended/", pages.ended, name="ended"),
+    path("stats/", stats.statistics, name="stats"),
     path("info/", pages.info_index, name="info_index"),
     path("info/<slug:slug>/", pages.info_page, name="info_page"),
     path("villages/<int:village_id>/", screen.screen, name="screen"),
