@@ -1,6 +1,6 @@
 from django.urls import path
 
-from villages.views import logs, pages, screen, stats
+from villages.views import logs, pages, replay, screen, stats
 
 app_name = "villages"
 
@@ -25,4 +25,5 @@ urlpatterns = [
     path("villages/<int:village_id>/prefs/", screen.set_prefs, name="prefs"),
     path("villages/<int:village_id>/log/", logs.past_log, name="log"),
     path("villages/<int:village_id>/log/export.html", logs.export_html, name="log_export"),
+    path("villages/<int:village_id>/replay/", replay.replay, name="replay"),
 ]

@@ -1,0 +1,163 @@
+"""Step-through replay of a finished village (issue 12): one line at a time, each step a
+plain page (`?step=N`), better with the script (play and pause, ← →, a slider).
+
+Nothing is stored for it: every step is worked out from what the village recorded, its
+lines in order. The deaths are the system lines that announce them (found dead, executed,
+sudden death, a lover's suicide, the poison's victim); a vote round is shown once the line
+that closed it (an execution, a revote, the draw) has come; the roles are the dealt ones
+(the all-seeing eye) or none (the spectator's eye, which sees the game as it was played:
+no wolves' or commons' talk, no heaven, and not the talk after the end).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+from urllib.parse import urlencode
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import gettext_noop
+
+from villages.engine import Phase
+from villages.engine import visibility as vis
+from villages.engine.errors import RuleError, WrongPhase
+from villages.models import Message
+from villages.screenview import speakers
+
+from . import labels
+from . import render as log
+from .common import error_page
+from .logs import _day_label, _when
+
+DEATH_CODES = frozenset(
+    {"found_dead", "executed", "sudden_death", "lovers_suicide", "poison_victim"}
+)
+ROUND_CLOSERS = frozenset({"executed", "revote", "revote_last", "tie_draw"})
+SPEEDS = (500, 1000, 2000, 4000)  # milliseconds a step while playing
+
+
+def replay(request: HttpRequest, village_id: int) -> HttpResponse:
+    try:
+        view = log.view_for(village_id, None)
+        if view.state.phase is not Phase.ENDED:
+            raise WrongPhase(gettext_noop("再生できるのは、村が終わってからです。"))
+    except RuleError as error:
+        return error_page(request, error)
+    state = view.state
+    spectator = request.GET.get("eye") == "spectator"
+    sight = dataclasses.replace(state, phase=Phase.DAY) if spectator else state
+    lines = [
+        m
+        for m in Message.objects.filter(village_id=village_id, hidden=False).order_by("id")
+        if vis.see_message(sight, None, m) is not None
+        and not (spectator and m.phase == Phase.ENDED)
+    ]
+    if not lines:
+        return error_page(request, WrongPhase(gettext_noop("この村には再生する発言がありません。")))
+    try:
+        step = int(request.GET.get("step", "1"))
+    except ValueError:
+        step = 1
+    step = min(max(step, 1), len(lines))
+    now = lines[step - 1]
+    shown = lines[:step]
+    seat_of = {row.handle_name: no for no, row in view.loaded.rows.items()}
+    died: dict[int, Message] = {}
+    closed: dict[int, int] = {}
+    for m in shown:
+        if m.code in DEATH_CODES and (no := seat_of.get((m.params or {}).get("name"))):
+            died.setdefault(no, m)
+        if m.code in ROUND_CLOSERS:
+            closed[m.day] = closed.get(m.day, 0) + 1
+    phase_lines = [m for m in shown if (m.day, m.phase) == (now.day, now.phase)]
+    who = speakers(view.loaded)
+    html = log.lines_html(sight, None, phase_lines, who, heaven=None, oldest_first=True)
+    names = {no: row.handle_name for no, row in view.loaded.rows.items()}
+    rounds_seen: dict[int, int] = {}
+    votes = []
+    for v in vis.vote_views(state):
+        rounds_seen[v.day] = rounds_seen.get(v.day, 0) + 1
+        if v.day == now.day and rounds_seen[v.day] <= closed.get(v.day, 0):
+            votes.append(
+                {
+                    "day": v.day,
+                    "round": v.round,
+                    "rows": [
+                        (names.get(b.voter, "?"), names.get(b.target, "?")) for b in v.ballots
+                    ],
+                    "executed": names.get(v.executed) if v.executed else None,
+                }
+            )
+    seats = [
+        {
+            "seat_no": seat.no,
+            "name": seat.name,
+            "icon": (who.get(seat.no) or {}).get("icon", ""),
+            "alive": seat.no not in died,
+            "role": ""
+            if spectator or seat.role is None
+            else labels.label(labels.ROLE, seat.role.value)
+            + "".join(
+                "・" + labels.label(labels.SUB_ROLE, s.value) for s in sorted(seat.sub_roles)
+            ),
+        }
+        for seat in state.seats
+    ]
+
+    def at(n: int, **changes: Any) -> str:
+        params = {"step": n, "eye": "spectator" if spectator else None, **changes}
+        return "?" + urlencode({k: v for k, v in params.items() if v is not None})
+
+    phases = []
+    for n, m in enumerate(lines, start=1):
+        if not phases or (phases[-1]["day"], phases[-1]["phase"]) != (m.day, m.phase):
+            phases.append({"day": m.day, "phase": m.phase, "url": at(n), "step": n})
+    for p in phases:
+        p["label"] = _phase_label(p["day"], p["phase"])
+        p["on"] = (p["day"], p["phase"]) == (now.day, now.phase)
+    return render(
+        request,
+        "villages/replay.html",
+        {
+            "village": view.village,
+            "step": step,
+            "steps": len(lines),
+            "now": now,
+            "now_label": _phase_label(now.day, now.phase),
+            "lines_html": html,
+            "seats": seats,
+            "deaths": [
+                {"name": names.get(no, "?"), "when": _died_when(state, no, m)}
+                for no, m in sorted(died.items(), key=lambda kv: kv[1].pk)
+            ],
+            "votes": votes,
+            "phases": phases,
+            "spectator": spectator,
+            "first": at(1),
+            "previous": at(step - 1) if step > 1 else "",
+            "next": at(step + 1) if step < len(lines) else "",
+            "last": at(len(lines)),
+            "eye_all": at(step, eye=None) if spectator else "",
+            "eye_spectator": "" if spectator else "?" + urlencode({"eye": "spectator"}),
+            "speeds": SPEEDS,
+        },
+    )
+
+
+def _died_when(state: Any, no: int, announced: Message) -> str:
+    """When the seat died (the night before the morning that found it), from the engine."""
+    seat = state.seat(no)
+    if seat is not None and seat.death_day is not None:
+        return _when(seat.death_day, seat.death_phase)
+    return _when(announced.day, announced.phase)
+
+
+def _phase_label(day: int, phase: str) -> str:
+    if phase == Phase.WAITING:
+        return str(labels.PHASE["waiting"])
+    if phase == Phase.ENDED:
+        return str(labels.PHASE["ended"])
+    if phase == Phase.NIGHT:
+        return _when(day, phase)
+    return _day_label(day)
