@@ -12,6 +12,7 @@ no wolves' or commons' talk, no heaven, and not the talk after the end).
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
@@ -22,6 +23,7 @@ from django.utils.translation import gettext_noop
 from villages.engine import Phase
 from villages.engine import visibility as vis
 from villages.engine.errors import RuleError, WrongPhase
+from villages.lru import LRU
 from villages.models import Message
 from villages.screenview import speakers
 
@@ -35,6 +37,46 @@ DEATH_CODES = frozenset(
 )
 ROUND_CLOSERS = frozenset({"executed", "revote", "revote_last", "tie_draw"})
 SPEEDS = (500, 1000, 2000, 4000)  # milliseconds a step while playing
+SHOWN = 100  # lines of the current phase drawn at a step (the past log has them all)
+
+
+@dataclass(frozen=True)
+class Step:
+    """What a step needs of a line: the line itself is read only when it is drawn."""
+
+    id: int
+    day: int
+    phase: str
+    code: str
+    name: str | None
+
+
+_STEPS: LRU[tuple, list[Step]] = LRU(64)
+
+
+def _steps(village: Any, sight: Any, spectator: bool) -> list[Step]:
+    """The lines the eye sees, in order (a finished village changes only by a hidden line,
+    which the key's hidden-lines mark follows)."""
+    key = (village.pk, village.seed, village.hidden_mark, spectator)
+    found = _STEPS.get(key)
+    if found is None:
+        found = [
+            Step(m.pk, m.day, m.phase, m.code, (m.params or {}).get("name"))
+            for m in Message.objects.filter(village_id=village.pk, hidden=False)
+            .only("id", "day", "phase", "kind", "seat_no", "code", "params")
+            .order_by("id")
+            if vis.see_message(sight, None, _Probe(m)) is not None
+            and not (spectator and m.phase == Phase.ENDED)
+        ]
+        _STEPS.put(key, found)
+    return found
+
+
+class _Probe:
+    """A line as visibility asks of it (kind and speaker), without its text."""
+
+    def __init__(self, m: Message) -> None:
+        self.kind, self.seat_no, self.text = m.kind, m.seat_no, ""
 
 
 def replay(request: HttpRequest, village_id: int) -> HttpResponse:
@@ -47,12 +89,7 @@ def replay(request: HttpRequest, village_id: int) -> HttpResponse:
     state = view.state
     spectator = request.GET.get("eye") == "spectator"
     sight = dataclasses.replace(state, phase=Phase.DAY) if spectator else state
-    lines = [
-        m
-        for m in Message.objects.filter(village_id=village_id, hidden=False).order_by("id")
-        if vis.see_message(sight, None, m) is not None
-        and not (spectator and m.phase == Phase.ENDED)
-    ]
+    lines = _steps(view.village, sight, spectator)
     if not lines:
         return error_page(request, WrongPhase(gettext_noop("この村には再生する発言がありません。")))
     try:
@@ -61,16 +98,20 @@ def replay(request: HttpRequest, village_id: int) -> HttpResponse:
         step = 1
     step = min(max(step, 1), len(lines))
     now = lines[step - 1]
-    shown = lines[:step]
     seat_of = {row.handle_name: no for no, row in view.loaded.rows.items()}
-    died: dict[int, Message] = {}
+    died: dict[int, Step] = {}
     closed: dict[int, int] = {}
-    for m in shown:
-        if m.code in DEATH_CODES and (no := seat_of.get((m.params or {}).get("name"))):
+    for m in lines[:step]:
+        if m.code in DEATH_CODES and (no := seat_of.get(m.name)):
             died.setdefault(no, m)
         if m.code in ROUND_CLOSERS:
             closed[m.day] = closed.get(m.day, 0) + 1
-    phase_lines = [m for m in shown if (m.day, m.phase) == (now.day, now.phase)]
+    # The phase's lines so far (its last SHOWN of them): read and drawn for this step only.
+    first = step
+    while first > 1 and (lines[first - 2].day, lines[first - 2].phase) == (now.day, now.phase):
+        first -= 1
+    wanted = [m.id for m in lines[max(first, step - SHOWN + 1) - 1 : step]]
+    phase_lines = Message.objects.filter(pk__in=wanted).order_by("id")
     who = speakers(view.loaded)
     html = log.lines_html(sight, None, phase_lines, who, heaven=None, oldest_first=True)
     names = {no: row.handle_name for no, row in view.loaded.rows.items()}
@@ -129,7 +170,7 @@ def replay(request: HttpRequest, village_id: int) -> HttpResponse:
             "seats": seats,
             "deaths": [
                 {"name": names.get(no, "?"), "when": _died_when(state, no, m)}
-                for no, m in sorted(died.items(), key=lambda kv: kv[1].pk)
+                for no, m in sorted(died.items(), key=lambda kv: kv[1].id)
             ],
             "votes": votes,
             "phases": phases,
@@ -145,7 +186,7 @@ def replay(request: HttpRequest, village_id: int) -> HttpResponse:
     )
 
 
-def _died_when(state: Any, no: int, announced: Message) -> str:
+def _died_when(state: Any, no: int, announced: Step) -> str:
     """When the seat died (the night before the morning that found it), from the engine."""
     seat = state.seat(no)
     if seat is not None and seat.death_day is not None:
