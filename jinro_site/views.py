@@ -10,6 +10,7 @@ from channels.layers import get_channel_layer
 from django.db import connection
 from django.http import HttpRequest, HttpResponsePermanentRedirect, JsonResponse
 from django.templatetags.static import static
+from django.utils.translation import gettext_noop
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -95,59 +96,49 @@ def error_answer(request_path: str, status: int, code: str, message: str, title:
     return response
 
 
-def not_found(request: HttpRequest, exception: Exception | None = None):
-    """handler404: the site's own page (API.md's error shape under /api/)."""
+def _refusal(status: int, code: str, message: str, title: str, doc: str):
+    """A handler answering `status` with the site's own page (API.md's shape under /api/);
+    `message` and `title` are msgids, translated for each request."""
     from django.utils.translation import gettext as _
 
-    return error_answer(
-        request.path,
-        404,
-        "not_found",
-        _("お探しのページは見つかりませんでした。アドレスを確かめてください。"),
-        _("ページが見つかりません"),
-    )
+    def handler(request: HttpRequest, *args: object, **kwargs: object):
+        return error_answer(request.path, status, code, _(message), _(title))
+
+    handler.__doc__ = doc
+    return handler
 
 
-def forbidden(request: HttpRequest, exception: Exception | None = None):
-    """handler403."""
-    from django.utils.translation import gettext as _
-
-    return error_answer(
-        request.path,
-        403,
-        "forbidden",
-        _("このページを見る権限がありません。"),
-        _("アクセスできません"),
-    )
-
-
-def bad_request(request: HttpRequest, exception: Exception | None = None):
-    """handler400 (a malformed request, or a Host not in ALLOWED_HOSTS)."""
-    from django.utils.translation import gettext as _
-
-    return error_answer(
-        request.path,
-        400,
-        "bad_request",
-        _("リクエストを読み取れませんでした。"),
-        _("不正なリクエスト"),
-    )
-
-
-def csrf_failure(request: HttpRequest, reason: str = ""):
-    """CSRF_FAILURE_VIEW: a form sent from a stale or foreign page; nothing was changed."""
-    from django.utils.translation import gettext as _
-
-    return error_answer(
-        request.path,
-        403,
-        "forbidden",
-        _(
-            "フォームの有効期限が切れたか、別のサイトから送られました。何も変更していません。"
-            "ページを読み込み直してから、もう一度送ってください。"
-        ),
-        _("送信を受け付けられません"),
-    )
+not_found = _refusal(
+    404,
+    "not_found",
+    gettext_noop("お探しのページは見つかりませんでした。アドレスを確かめてください。"),
+    gettext_noop("ページが見つかりません"),
+    "handler404",
+)
+forbidden = _refusal(
+    403,
+    "forbidden",
+    gettext_noop("このページを見る権限がありません。"),
+    gettext_noop("アクセスできません"),
+    "handler403",
+)
+bad_request = _refusal(
+    400,
+    "bad_request",
+    gettext_noop("リクエストを読み取れませんでした。"),
+    gettext_noop("不正なリクエスト"),
+    "handler400 (a malformed request, or a Host not in ALLOWED_HOSTS)",
+)
+csrf_failure = _refusal(
+    403,
+    "forbidden",
+    gettext_noop(
+        "フォームの有効期限が切れたか、別のサイトから送られました。何も変更していません。"
+        "ページを読み込み直してから、もう一度送ってください。"
+    ),
+    gettext_noop("送信を受け付けられません"),
+    "CSRF_FAILURE_VIEW: a form sent from a stale or foreign page; nothing was changed",
+)
 
 
 def server_error(request: HttpRequest):

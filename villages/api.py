@@ -393,19 +393,6 @@ class LogSeat(Schema):
     won: bool | None
 
 
-class LogMessage(Schema):
-    id: int
-    day: int
-    phase: str
-    kind: str
-    seat_no: int | None
-    text: str
-    volume: str
-    created_at: str | None
-    code: str
-    params: dict[str, Any]
-
-
 class LogBallot(Schema):
     voter: int
     target: int
@@ -433,7 +420,7 @@ class VillageLog(Schema):
     village: LogVillage
     winner: str | None
     seats: list[LogSeat]
-    messages: list[LogMessage]
+    messages: list[selectors.MessageDict]
     votes: list[LogVote]
     deaths: list[LogDeath]
 

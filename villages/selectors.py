@@ -10,11 +10,12 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any
 
 from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_noop
+from typing_extensions import TypedDict  # pydantic (the API's schemas) reads these
 
 from villages.engine import GameState, Phase
 from villages.engine import game as engine
