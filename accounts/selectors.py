@@ -105,16 +105,18 @@ def history(username: str, *, include_practice: bool = False) -> History:
     )
 
 
-def sudden_deaths(username: str) -> int:
-    """The public count of a user's sudden deaths (SPEC §7), the one number the profile, the
-    history page, the API's history and the statistics show: the user's sudden deaths in
+def sudden_death_seats():
+    """The seats that count as sudden deaths (SPEC §7), the one definition the profile, the
+    history page, the API's history and the statistics use: the user's sudden deaths in
     villages that have ended, abandoned (廃村) ones and practice ones included, whatever
     the statistics count as games. A sudden death left the others of its village a player
     short, and an abandoned village does not undo it; a running game's counts once it ends,
     like everything on the profile."""
     return Seat.objects.filter(
-        user__username=username,
-        death_cause="sudden",
-        kicked=False,
-        village__status=Village.Status.ENDED,
-    ).count()
+        death_cause="sudden", kicked=False, village__status=Village.Status.ENDED
+    )
+
+
+def sudden_deaths(username: str) -> int:
+    """The public count of a user's sudden deaths."""
+    return sudden_death_seats().filter(user__username=username).count()

@@ -4,7 +4,7 @@ What counts as a game is what a player's history counts (`accounts.selectors.his
 a village that ended with a winner (not abandoned), not a practice village, each seat of
 a person (not the dummy boy, not a bot) with its result from the engine
 (`outcome.result_of`). Sudden deaths are counted as everywhere else
-(`accounts.selectors.sudden_deaths`: abandoned and practice villages included).
+(`accounts.selectors.sudden_death_seats`: abandoned and practice villages included).
 
 Reading every seat of every finished game is the expensive part: the answer for a set of
 filters is kept in Django's cache under the number and newest end of the finished
@@ -22,6 +22,7 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import Count, Max
 
+from accounts.selectors import sudden_death_seats
 from villages.engine.outcome import result_of
 from villages.engine.roles import Role, SubRole, Winner
 from villages.engine.state import Seat as EngineSeat
@@ -113,9 +114,8 @@ def _compute(filters: Filters) -> dict[str, Any]:
         player["games"] += 1
         player["wins"] += result.won
     sudden = dict(
-        Seat.objects.filter(
-            death_cause="sudden", kicked=False, village__status=Village.Status.ENDED
-        )
+        sudden_death_seats()
+        .filter(user_id__in=[u for u, p in players.items() if p["games"] >= filters.min_games])
         .values_list("user_id")
         .annotate(n=Count("id"))
         .values_list("user_id", "n")
