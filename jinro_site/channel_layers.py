@@ -60,6 +60,9 @@ def process_client_name() -> str:
 
 class RedisPubSubChannelLayer(BaseChannelLayer):
     extensions = ["groups", "flush"]
+    # Its connections are per event loop: synchronous callers use the process's own loop
+    # (jinro_site.runtime.on_layer_loop), which keeps them.
+    keeps_connections_per_loop = True
 
     def __init__(self, hosts: list[Any] | None = None, prefix: str = "asgi", **kwargs: Any):
         super().__init__(expiry=kwargs.pop("expiry", 60), capacity=kwargs.pop("capacity", 100))

@@ -18,7 +18,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
@@ -116,7 +116,7 @@ def listening_sync(groups: Sequence[str]) -> set[str]:
     if not hasattr(type(layer), "listening"):
         return set(groups)
     try:
-        return async_to_sync(layer.listening)(list(groups))
+        return on_layer_loop(layer, lambda: layer.listening(list(groups)))
     except Exception:
         logger.warning("channel layer: could not tell who listens", exc_info=True)
         return set(groups)
@@ -157,7 +157,26 @@ def group_send_many_sync(sends: Sequence[tuple[str, dict]]) -> list[BaseExceptio
             # cancelled then ends as if it had not been (its client is gone anyway).
             return await sending
 
-    return async_to_sync(send_all)()
+    return on_layer_loop(get_channel_layer(), send_all)
+
+
+def on_layer_loop(layer: Any, make: Callable[[], Any]) -> Any:
+    """Run the coroutine `make()` from synchronous code, for `layer`.
+
+    A layer whose connections belong to an event loop (`keeps_connections_per_loop`, the
+    Redis one) is used on this process's long-lived loop: from a plain thread,
+    `async_to_sync` would start a loop, and so a Redis connection, per call. Others (the
+    in-memory layer, whose queues belong to the consumers' loop) go through
+    `async_to_sync` as before.
+    """
+    if getattr(layer, "keeps_connections_per_loop", False):
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is not process_loop():
+            return asyncio.run_coroutine_threadsafe(make(), process_loop()).result()
+    return async_to_sync(make)()
 
 
 class SweepTicker(threading.Thread):
