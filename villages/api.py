@@ -356,25 +356,6 @@ def objection(request: HttpRequest, village_id: int) -> Json:
 # A finished village, whole (issue 12): one document to keep, study or replay
 
 
-class LogVillage(Schema):
-    id: int
-    name: str
-    comment: str
-    status: str
-    capacity: int
-    seated: int
-    day: int
-    phase: str
-    options: dict[str, Any]
-    options_in_force: dict[str, Any] | None
-    created_at: str | None
-    started_at: str | None
-    ended_at: str | None
-    winner: str | None
-    abandoned: bool
-    practice: bool
-
-
 class LogSeat(Schema):
     seat_no: int
     handle_name: str
@@ -417,7 +398,7 @@ class VillageLog(Schema):
     """A finished village: every line (in order), vote round, death (in order), role and
     result, as everyone may see them once it has ended."""
 
-    village: LogVillage
+    village: selectors.FinishedVillageDict
     winner: str | None
     seats: list[LogSeat]
     messages: list[selectors.MessageDict]

@@ -49,6 +49,11 @@ class VillageDict(TypedDict):
     options_in_force: dict[str, Any] | None
 
 
+class FinishedVillageDict(VillageDict):
+    started_at: str | None
+    ended_at: str | None
+
+
 class MessageDict(TypedDict):
     id: int
     day: int
