@@ -30,6 +30,7 @@ from common import (
     Profiler,
     day_two_village,
     idle_rate,
+    insert_lines,
     session_cookie,
     setup_django,
     start_site,
@@ -55,7 +56,7 @@ def add_lines(village_id: int, count: int) -> None:
         )
         for n in range(count)
     ]
-    Message.objects.bulk_create(rows, batch_size=1000)
+    insert_lines(village_id, rows)
 
 
 def open_screens(browser, site_url: str, village, screens: int) -> list:

@@ -31,6 +31,7 @@ import django  # noqa: E402
 
 django.setup()
 
+from common import insert_lines  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.contrib.auth.models import AnonymousUser  # noqa: E402
 from django.core.management import call_command  # noqa: E402
@@ -110,7 +111,7 @@ def build() -> tuple[int, list]:
             )
         )
         i += 1
-    Message.objects.bulk_create(rows)
+    insert_lines(vid, rows)
     while Message.objects.filter(village_id=vid).count() < 1000:
         play.post_message(village_id=vid, user=seat[4 + len(rows) % 6], text="今日の議論を始めよう")
         rows.append(None)

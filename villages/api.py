@@ -326,7 +326,7 @@ def post_message(request: HttpRequest, village_id: int, payload: MessageIn) -> S
     if posted.message is None:  # a will: kept until the morning after its writer's death
         return Status(200, {"channel": "will", "will": posted.will})
     assert posted.seen is not None  # a speaker always sees their own line
-    return Status(201, selectors.message_dict(posted.message, posted.seen))
+    return Status(201, selectors.message_dict(posted.message, posted.seen, posted.number))
 
 
 @command("vote", "The day's execution vote")

@@ -44,8 +44,9 @@ first frame is `{"type": "hello", "after", "parts": {id: digest}, "marks", "lang
 its page shows, from which the socket sends only what differs; it sends the same again
 after a reconnection.
 
-Ordering: the socket tracks `cursor`, the village message id up to which it has handled
-every line (sent it or found it invisible). A pushed line at or below the cursor is a
+Ordering: the socket tracks `cursor`, the line number (`villages.line_numbers`: what its
+viewer knows lines by, which tells nothing of the lines it may not see) up to which it has
+handled every line. A pushed line at or below the cursor is a
 duplicate and skipped; a push whose preceding visible line is above the cursor reveals a
 lost or overtaken push (Redis restarted, another node's push arrived first), and the gap
 is read from the database before going on. After the layer reconnects to Redis the socket
@@ -107,7 +108,7 @@ class Snapshot:
 
     viewer: int | None
     version: int
-    last: int  # the village's last message id when read
+    last: int  # the number of the viewer's last line when read
     state: dict[str, Any]
     messages: list[dict[str, Any]]  # visible lines with after < id <= last
     standing: Any = None  # the user's bans and kick (screens only)
@@ -151,6 +152,7 @@ def read_snapshot(
 ) -> Snapshot | None:
     """The user's viewer, state and visible lines after `after` (None: no such village);
     with `page`, of the next `page` lines only (`last` is then the last line read)."""
+    from villages import line_numbers
     from villages.models import Message
     from villages.selectors import View, state_dict, visible_messages
     from villages.services.persist import snapshot_of
@@ -158,24 +160,33 @@ def read_snapshot(
     loaded = snapshot_of(village_id)
     if loaded is None:
         return None
-    last = loaded.village.last_line  # every line up to it is in this version
+    village, state = loaded.village, loaded.state
     row = loaded.seat_of_user(user_id)
     viewer = row.seat_no if row is not None else None
-    lines = Message.objects.filter(
-        village_id=village_id, hidden=False, id__gt=after, id__lte=last
-    ).order_by("id")
+    last = line_numbers.last_number(village, state, viewer)  # the viewer's, in this version
+    messages: list[Any] = []
     complete = True
-    if page is not None and last > after:
-        rows = list(lines[:page])
-        if len(rows) == page and rows[-1].pk < last:
-            last, lines, complete = rows[-1].pk, rows, False
+    if last > after:
+        start = line_numbers.row_after(village, state, viewer, after)
+        lines = Message.objects.filter(
+            village_id=village_id, hidden=False, id__gt=start, id__lte=village.last_line
+        ).order_by("id")
+        while True:
+            rows = list(lines[:page]) if page is not None else list(lines)
+            messages += visible_messages(village, state, viewer, rows)
+            if page is None or len(rows) < page or rows[-1].pk >= village.last_line:
+                break
+            if len(messages) >= page:  # a page of lines this viewer sees: more after it
+                last, complete = messages[-1]["id"], False
+                break
+            lines = lines.filter(id__gt=rows[-1].pk)  # lines it may not see: read on
     return Snapshot(
         complete=complete,
         viewer=viewer,
-        version=loaded.village.version,
+        version=village.version,
         last=last,
         state=state_dict(View(loaded, viewer)),
-        messages=visible_messages(loaded.state, viewer, lines) if last > after else [],
+        messages=messages,
     )
 
 
@@ -183,6 +194,7 @@ def read_screen(
     village_id: int, user_id: int | None, *, after: int, lang: str, logs: bool
 ) -> Screen | None:
     """The user's screen as it should be now: every part, and the lines after `after`."""
+    from villages import line_numbers
     from villages.models import Message
     from villages.screenview import line_input, parts_of, speakers
     from villages.selectors import View, log_marks, visible_messages
@@ -194,9 +206,10 @@ def read_screen(
     loaded = snapshot_of(village_id)
     if loaded is None:
         return None
-    last = loaded.village.last_line
+    village = loaded.village
     row = loaded.seat_of_user(user_id)
     viewer = row.seat_no if row is not None else None
+    last = line_numbers.last_number(village, loaded.state, viewer)
     view = View(loaded, viewer)
     with translation.override(lang):
         local = local_for(user_id, loaded)
@@ -213,12 +226,13 @@ def read_screen(
             local=local,
         )
         if last > after:
+            start = line_numbers.row_after(village, loaded.state, viewer, after)
             rows = Message.objects.filter(
-                village_id=village_id, hidden=False, id__gt=after, id__lte=last
+                village_id=village_id, hidden=False, id__gt=start, id__lte=village.last_line
             ).order_by("id")
             who = speakers(loaded)
             ended = loaded.state.phase.value == "ended"
-            for m in visible_messages(loaded.state, viewer, rows):
+            for m in visible_messages(village, loaded.state, viewer, rows):
                 line = line_input(m, who, ended=ended)
                 screen.lines.append(
                     [m["id"], line["into"], render.phase_key(m), render.line_html(line)]

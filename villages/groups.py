@@ -81,8 +81,9 @@ def village_events(
     * `viewer`, `user`: whom the frames were computed for (seat number and its user id, or
       None, None for spectators); a socket drops frames that are not its viewer's.
     * `version`: the village version the `state` frame shows; older states are dropped.
-    * `prev`, `last`: the id of the last line before this commit's that *this viewer* may
-      see, and the id of the commit's last line (None when it brought the viewer none).
+    * `prev`, `last`: the number (`villages.line_numbers`) of the last line before this
+      commit's that *this viewer* may see, and of the commit's last line it may see (None
+      when it brought the viewer none).
       A socket that has not handled every line up to `prev` missed a push and reads the
       gap from the database.
     * `widen`: what this viewer may see has just widened (its death, the end of the

@@ -84,6 +84,8 @@ class Village(models.Model):
     # The id of its newest line, and a count of the staff's hiding and showing of lines:
     # with `version`, what a log drawn of this village depends on (views.render).
     last_line = models.PositiveBigIntegerField(_("最新の発言"), default=0)
+    # How many of its lines spectators see (villages.line_numbers).
+    public_lines = models.PositiveIntegerField(_("公開の発言数"), default=0)
     hidden_mark = models.PositiveIntegerField(_("非表示の更新"), default=0)
     options = models.JSONField(_("オプション"), default=dict)
     status = models.CharField(
@@ -196,11 +198,16 @@ class Message(models.Model):
     cost = models.PositiveIntegerField(_("消費時間"), default=0)
     hidden = models.BooleanField(_("非表示"), default=False)
     created_at = models.DateTimeField(_("作成"), auto_now_add=True)
+    # The number its viewers know it by comes from these (villages.line_numbers): whether
+    # spectators see it, and how many lines they see up to it.
+    public = models.BooleanField(_("公開"), default=True)
+    public_no = models.PositiveIntegerField(_("公開の通し番号"), default=0)
 
     class Meta:
         ordering = ["id"]
         indexes = [
             models.Index(fields=["village", "id"]),
+            models.Index(fields=["village", "public_no"]),
             models.Index(fields=["village"], condition=Q(hidden=True), name="hidden_lines"),
         ]
         verbose_name = _("発言")

@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 from typing_extensions import TypedDict  # pydantic (the API's schemas) reads these
 
+from villages import line_numbers
 from villages.engine import GameState, Phase
 from villages.engine import game as engine
 from villages.engine import visibility as vis
@@ -209,12 +210,13 @@ def view_for(village_id: int, user_id: int | None) -> View:
     return View(loaded, row.seat_no if row else None)
 
 
-def message_dict(msg: Message, seen: vis.MessageView) -> MessageDict:
-    """A line as its viewer may see it (API.md's Message; `code`/`params` name a system
-    line's wording, so that a page can show it in its own language)."""
+def message_dict(msg: Message, seen: vis.MessageView, number: int) -> MessageDict:
+    """A line as its viewer may see it (API.md's Message; `id` is the `number` the viewer
+    knows it by, `villages.line_numbers`; `code`/`params` name a system line's wording, so
+    that a page can show it in its own language)."""
     whole = seen.kind == msg.kind  # not a howl or whisper standing in for hidden talk
     return {
-        "id": msg.pk,
+        "id": number,
         "day": msg.day,
         "phase": msg.phase,
         "kind": seen.kind.value,
@@ -229,14 +231,12 @@ def message_dict(msg: Message, seen: vis.MessageView) -> MessageDict:
 
 
 def visible_messages(
-    state: GameState, viewer: int | None, messages: Iterable[Message]
+    village: Village, state: GameState, viewer: int | None, messages: Iterable[Message]
 ) -> list[MessageDict]:
-    out = []
-    for msg in messages:
-        seen = vis.see_message(state, viewer, msg)
-        if seen is not None:
-            out.append(message_dict(msg, seen))
-    return out
+    """The lines the viewer may see, as it sees them, numbered for it."""
+    seen = [(msg, s) for msg in messages if (s := vis.see_message(state, viewer, msg))]
+    number = line_numbers.numbers(village, state, viewer, (msg for msg, _s in seen))
+    return [message_dict(msg, s, number[msg.pk]) for msg, s in seen]
 
 
 # The village's hidden lines at one `hidden_mark`: (id, kind, seat).
@@ -270,8 +270,13 @@ def log_marks(loaded: Loaded, viewer: int | None) -> str:
 
 
 def messages_for(view: View, after: int = 0) -> list[MessageDict]:
-    qs = Message.objects.filter(village=view.village, hidden=False, id__gt=after).order_by("id")
-    return visible_messages(view.state, view.viewer, qs)
+    """The lines the viewer may see after its line number `after`."""
+    village, state = view.village, view.state
+    start = line_numbers.row_after(village, state, view.viewer, after)
+    qs = Message.objects.filter(
+        village=village, hidden=False, id__gt=start, id__lte=village.last_line
+    ).order_by("id")
+    return visible_messages(village, state, view.viewer, qs)
 
 
 # ---------------------------------------------------------------------------

@@ -35,6 +35,7 @@ class LineTruth:
     kind: str
     seat_no: int | None
     text: str
+    hidden: bool = False  # by the staff: shown to nobody, yet still counted in the numbers
 
 
 @dataclass(frozen=True)
@@ -72,8 +73,8 @@ def load_truth(village_id: int) -> Truth:
         for r in Seat.objects.filter(village=village, kicked=False)
     }
     lines = [
-        LineTruth(m.pk, m.kind, m.seat_no, m.text)
-        for m in Message.objects.filter(village=village, hidden=False).order_by("id")
+        LineTruth(m.pk, m.kind, m.seat_no, m.text, m.hidden)
+        for m in Message.objects.filter(village=village).order_by("id")
     ]
     return Truth(
         village.phase,
@@ -116,12 +117,27 @@ def line_as_seen(t: Truth, viewer: int | None, line: LineTruth) -> tuple | None:
     raise AssertionError(f"unknown kind {line.kind}")
 
 
+SPAN = 1_000_000
+
+
 def expected_messages(t: Truth, viewer: int | None) -> list[tuple]:
+    """(number, kind, seat_no, text) of each line the viewer gets. The numbers tell nothing
+    of the lines it does not get: every line a spectator sees (itself or its stand-in) is
+    numbered SPAN, 2·SPAN, …, for everyone; a line spectators never see (a monologue,
+    heaven talk) takes the next number after the last such public line among the lines
+    *this viewer* sees since."""
     out = []
+    public = seen_since = 0
     for line in t.lines:
         seen = line_as_seen(t, viewer, line)
-        if seen is not None:
-            out.append((line.id, *seen))
+        if line.kind not in ("monologue", "heaven"):
+            public, seen_since = public + 1, 0
+            number = public * SPAN
+        elif seen is not None:
+            seen_since += 1
+            number = public * SPAN + seen_since
+        if seen is not None and not line.hidden:
+            out.append((number, *seen))
     return out
 
 

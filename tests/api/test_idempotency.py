@@ -10,6 +10,7 @@ import time
 import pytest
 from django.test import Client
 
+from villages.line_numbers import SPAN
 from villages.models import Ballot, Message
 
 from ..realtime.game import started_village, to_day_two
@@ -119,7 +120,7 @@ def test_a_retry_after_an_answer_lost_on_the_way_posts_nothing_new(day_two, daph
     assert answer["text"] == "届いたかな"
     assert lines(day_two).count("届いたかな") == 1
     committed = Message.objects.get(village_id=day_two.village_id, text="届いたかな")
-    assert answer["id"] == committed.pk
+    assert answer["id"] == committed.public_no * SPAN  # the number everyone knows it by
 
 
 def test_the_talk_form_sent_twice_posts_once(day_two):

@@ -179,7 +179,8 @@ def test_a_dead_wolf_with_hidden_roles_hears_the_pack_but_not_the_seer(api: Api)
 def test_a_hidden_message_disappears_from_every_view(api: Api):
     table = open_village(api, players=8, start=False)
     line = table.player(2).ok("POST", table.path("messages"), {"text": "消される発言"}, status=201)
-    moderation.set_hidden([line["id"]], hidden=True)  # the admin's action
+    row = Message.objects.get(village_id=table.id, text="消される発言")
+    moderation.set_hidden([row.pk], hidden=True)  # the admin's action
     for caller in [None, *table.seated()]:
         assert line["id"] not in [m["id"] for m in table.messages(caller)]
     view = view_for(table.id, None)

@@ -223,12 +223,15 @@ def test_the_staffs_hide_and_show_reach_every_open_screen_at_once(site, contexts
     for page in viewers:
         open_screen(page, site, table.id)
         expect(lower(page).locator(f"#m{line['id']}")).to_have_count(1)
+    from villages.models import Message
+
     admin = staff_page(contexts, site)
-    admin_action(admin, site, "villages/message", line["id"], "hide")
+    row = Message.objects.get(village_id=table.id, text=line["text"]).pk  # the staff's id
+    admin_action(admin, site, "villages/message", row, "hide")
     for page in viewers:
         expect(lower(page).locator(f"#m{line['id']}")).to_have_count(0)
         settled(page, "after the hide")
-    admin_action(admin, site, "villages/message", line["id"], "unhide")
+    admin_action(admin, site, "villages/message", row, "unhide")
     for page in viewers:
         expect(lower(page).locator(f"#m{line['id']}")).to_contain_text("消されるべき発言")
         settled(page, "after the show")

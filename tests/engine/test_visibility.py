@@ -16,6 +16,7 @@ from villages.engine.visibility import (
     me_view,
     message_audiences,
     partners,
+    public_line,
     seat_views,
     see_message,
 )
@@ -166,6 +167,18 @@ def test_spectators_see_only_public_information_until_the_end() -> None:
     assert me_view(v.state, None) is None
     assert seen(v, None, posts["monologue"]) is None
     agrees_with_oracle(v)
+
+
+def test_public_line_says_which_kinds_a_spectator_sees_while_the_game_is_played() -> None:
+    """The numbering of lines (villages.line_numbers) counts these apart: it must agree
+    with see_message for every kind, whoever speaks."""
+    v = village(FOURTEEN)
+    stand_ins = (MessageKind.WOLF_HOWL, MessageKind.COMMON_WHISPER)  # views, never stored
+    for kind in set(MessageKind) - set(stand_ins):
+        for speaker in (None, 1, 10):
+            line = Post(1, Phase.NIGHT, kind, "x", speaker, Volume.NORMAL)
+            assert public_line(kind.value) == (see_message(v.state, None, line) is not None)
+    assert not public_line("heaven") and not public_line("monologue") and public_line("wolf")
 
 
 def test_after_the_end_everyone_sees_everything() -> None:

@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 
 from accounts.services import profile_of
+from villages.line_numbers import SPAN
 from villages.models import Icon, Message, Seat
 from villages.services import lifecycle, play
 
@@ -21,6 +22,12 @@ SEER = 3
 VILLAGERS = (4, 5, 6, 7, 8)
 
 _serial = itertools.count(1)
+
+
+def number(line: Message) -> int:
+    """The number every viewer knows a public line by (villages.line_numbers)."""
+    assert line.public
+    return line.public_no * SPAN
 
 
 def make_user(name: str | None = None, *, staff: bool = False) -> AbstractBaseUser:

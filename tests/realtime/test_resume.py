@@ -11,7 +11,7 @@ from villages import consumers
 from villages.groups import viewer_group
 from villages.services import push
 
-from .game import Game, started_village, to_day_two
+from .game import Game, number, started_village, to_day_two
 from .sockets import Socket, open_socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(60)]
@@ -27,7 +27,7 @@ async def day_two() -> Game:
 
 async def say(game: Game, seat: int, text: str, channel: str = "talk") -> int:
     message = await db(game.talk)(seat, text, channel)
-    return message.pk
+    return number(message) if message.public else 0  # heaven talk: numbered per viewer
 
 
 def texts(socket: Socket) -> list[str]:

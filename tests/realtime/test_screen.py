@@ -15,6 +15,7 @@ from .game import (
     Game,
     icon_id,
     make_user,
+    number,
     started_village,
     to_day_two,
     token_of,
@@ -76,20 +77,21 @@ async def test_a_hidden_line_leaves_every_screen_that_showed_it_and_comes_back_w
     villager = await open_screen(game.village_id, token=await db(game.token)(5))
     spectator = await open_screen(game.village_id)
     json_socket = await open_socket(game.village_id, token=await db(game.token)(5))
-    assert line.pk in villager.lines and line.pk in spectator.lines
+    seen_as = number(line)
+    assert seen_as in villager.lines and seen_as in spectator.lines
 
     await db(moderation.set_hidden)([line.pk, secret.pk], hidden=True)
     for screen in (villager, spectator):
         frame = await screen.next()
-        assert frame["hide"] == [line.pk], frame  # only what this viewer could see
-        assert line.pk not in screen.lines
+        assert frame["hide"] == [seen_as], frame  # only what this viewer could see
+        assert seen_as not in screen.lines
     assert [f for f in await json_socket.quiet() if f["type"] == "hidden"] == [
-        {"type": "hidden", "id": line.pk}
+        {"type": "hidden", "id": seen_as}
     ]
 
     await db(moderation.set_hidden)([line.pk], hidden=False)
     frame = await villager.next()
-    assert [r[0] for r in frame["restore"]] == [line.pk] and "不適切な発言" in frame["restore"][0][
+    assert [r[0] for r in frame["restore"]] == [seen_as] and "不適切な発言" in frame["restore"][0][
         3
     ]
     (shown,) = [f for f in await json_socket.quiet() if f["type"] == "shown"]
@@ -158,7 +160,7 @@ async def test_a_screen_that_comes_back_gets_only_what_changed_and_what_it_misse
 
     await db(game.talk)(7, "二")  # while away: the clock and one line
     again = await open_screen_raw(game.village_id, token)
-    hello = {"type": "hello", "after": seen.pk, "parts": shown, "marks": "0", "lang": "ja"}
+    hello = {"type": "hello", "after": number(seen), "parts": shown, "marks": "0", "lang": "ja"}
     await again.socket.send(hello)
     frame = await again.next()
     assert sorted(p[0] for p in frame["parts"]) == ["d-time"]

@@ -9,7 +9,7 @@ from channels.db import database_sync_to_async as db
 
 from villages import consumers
 
-from .game import started_village, to_day_two
+from .game import number, started_village, to_day_two
 from .sockets import open_socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(60)]
@@ -68,7 +68,7 @@ async def test_a_resume_over_a_long_log_is_read_page_by_page_and_misses_nothing(
     said = []
     for n in range(30):
         message = await db(game.talk)(5 + n % 3, f"行{n}")
-        said.append(message.pk)
+        said.append(number(message))
     await db(game.talk)(4, "霊界の話", "heaven")  # never for a spectator
     socket = await open_socket(game.village_id, release=False)
     reads.clear()

@@ -9,6 +9,7 @@ import re
 import pytest
 from django.test import Client
 
+from villages.line_numbers import SPAN
 from villages.models import Message
 from villages.services import play
 
@@ -76,7 +77,7 @@ def test_every_view_keeps_time_order_and_gives_each_line_its_permalink(finished)
             all_deaths = [names[2]]
         assert died == (all_deaths[::-1] if order == "new" else all_deaths), query
     one = Message.objects.filter(village_id=finished.id, text="DAY-TWO-FIVE").get()
-    assert f'id="m{one.pk}"' in page(finished)
+    assert f'id="m{one.public_no * SPAN}"' in page(finished)
 
 
 def test_heaven_talk_can_be_hidden(finished):

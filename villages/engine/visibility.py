@@ -90,6 +90,17 @@ def see_message(state: GameState, viewer: int | None, msg: MessageLike) -> Messa
     return None
 
 
+def public_line(kind: str) -> bool:
+    """Whether spectators see a line of this kind while the game is played (itself, or a
+    howl or whisper standing in for it). Monologues and heaven talk are the only lines
+    they never see: the numbers viewers know lines by count these lines apart
+    (`villages.line_numbers`). Equal to `see_message(playing, None, line) is not None`."""
+    return MessageKind(kind) in _SEEN_BY_SPECTATORS
+
+
+_SEEN_BY_SPECTATORS = PUBLIC_KINDS | {MessageKind.WOLF, MessageKind.COMMON}
+
+
 # ---------------------------------------------------------------------------
 # Seats, partners, results
 

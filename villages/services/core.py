@@ -25,6 +25,7 @@ from django.utils.translation import gettext_noop
 from villages import texts
 from villages.engine import GameState, Phase, Post, Step
 from villages.engine import game as engine
+from villages.engine import visibility as vis
 from villages.engine.errors import NotSeated
 from villages.engine.events import Event, GameOver, Kicked, Started
 from villages.models import Message, Seat, Village
@@ -135,23 +136,31 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
     # The lines first: their ids go into the village row's compare-and-set below (a lost
     # race rolls them back with the rest).
     posts = [e for e in step.events if isinstance(e, Post)]
-    messages = Message.objects.bulk_create(
-        Message(
-            village_id=village.pk,
-            day=p.day,
-            phase=p.phase.value,
-            kind=p.kind.value,
-            seat_no=p.seat_no,
-            text=p.text or texts.japanese(p.code, dict(p.params)),
-            volume=p.volume.value,
-            code=p.code,
-            params=dict(p.params),
-            cost=p.cost,
+    counted = village.public_lines
+    rows = []
+    for p in posts:
+        public = vis.public_line(p.kind.value)
+        counted += public
+        rows.append(
+            Message(
+                village_id=village.pk,
+                day=p.day,
+                phase=p.phase.value,
+                kind=p.kind.value,
+                seat_no=p.seat_no,
+                text=p.text or texts.japanese(p.code, dict(p.params)),
+                volume=p.volume.value,
+                code=p.code,
+                params=dict(p.params),
+                cost=p.cost,
+                public=public,
+                public_no=counted,
+            )
         )
-        for p in posts
-    )
+    messages = Message.objects.bulk_create(rows)
     if messages:
         fields["last_line"] = max(m.pk for m in messages)
+        fields["public_lines"] = counted
     updated = Village.objects.filter(pk=village.pk, version=village.version).update(
         version=F("version") + 1, **fields
     )

@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.utils.translation import gettext_noop
 
 from accounts import bans
+from villages import line_numbers
 from villages.bots import is_bot_account
 from villages.engine import Ability, GameState, Step, Volume
 from villages.engine import game as engine
@@ -39,6 +40,7 @@ class Posted:
     message: Message | None  # the new line; None for a will, which waits for a death
     seen: MessageView | None  # the speaker's view of the line (wolf talk at night, …)
     will: str  # the speaker's will after the post
+    number: int = 0  # the number the speaker knows the line by (villages.line_numbers)
 
 
 def post_message(
@@ -59,7 +61,7 @@ def post_message(
 
     def command(
         loaded: Loaded, rng: random.Random, now: datetime
-    ) -> tuple[Step, tuple[int, GameState]]:
+    ) -> tuple[Step, tuple[int, GameState, int]]:
         seat = core.user_seat(loaded, user).seat_no
         state, r = loaded.state, rules()
         if channel == "will":
@@ -74,14 +76,16 @@ def post_message(
                 rules=r,
                 now=now,
             )
-        return step, (seat, step.state)
+        return step, (seat, step.state, loaded.village.seed)
 
-    (seat, state), lines = core.run_posting(village_id, command)
+    (seat, state, seed), lines = core.run_posting(village_id, command)
     speaker = state.seat(seat)
     will = speaker.will if speaker is not None else ""
     if not lines:
         return Posted(None, None, will)
-    return Posted(lines[0], see_message(state, seat, lines[0]), will)
+    line = lines[0]
+    number = line_numbers.number_of(village_id, seed, state, seat, line)
+    return Posted(line, see_message(state, seat, line), will, number)
 
 
 def object_(*, village_id: int, user: AbstractBaseUser) -> int:

@@ -20,13 +20,13 @@ push without hearing about the lines it may not see (`villages.consumers`).
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db import transaction
 
 from jinro_site.runtime import group_send_many_sync, listening_sync
+from villages import line_numbers
 from villages.engine import GameState, Phase
 from villages.engine import visibility as vis
 from villages.engine.events import (
@@ -57,8 +57,6 @@ from villages.models import Message, Village
 from .persist import Loaded, snapshot_of
 
 logger = logging.getLogger(__name__)
-
-TAIL = 50  # earlier lines read to find each viewer's previous visible line
 
 
 def _cue(event: Event) -> dict[str, Any] | None:
@@ -116,7 +114,6 @@ class _Commit:
         self.sel, self.sv = selectors, screenview
         self.before, self.after = before, after
         self.lines_posted = [m for m in messages if not m.hidden]
-        self.last = max((m.pk for m in messages), default=None)
         self.cues = [c for c in map(_cue, events) if c is not None]
         self.widened = _widened(after.state, events)
         self.clock_only = _only_the_clock(before.state, after.state) and _same_face(
@@ -126,7 +123,6 @@ class _Commit:
             selectors.carry_over(before, after)
             screenview.carry_over(before, after)
         self.who = screenview.speakers(after)
-        self._tail: list[Row] | None = None
         self._clock_parts: dict[str, Any] | None = None
         self._deltas: dict[Any, dict[str, Any]] = {}
         self._seen: dict[tuple[int, str, int | None], dict[str, Any]] = {}
@@ -136,37 +132,26 @@ class _Commit:
     # -- what every flavour needs ---------------------------------------------------------
 
     def lines(self, viewer: int | None) -> list[dict[str, Any]]:
-        """The commit's lines as the viewer may see them (one dict for all who see alike)."""
+        """The commit's lines as the viewer may see them, numbered for it (one dict for all
+        who see a line alike)."""
+        state = self.after.state
+        seen = [(m, s) for m in self.lines_posted if (s := vis.see_message(state, viewer, m))]
+        if not seen:
+            return []
+        number = line_numbers.numbers(self.after.village, state, viewer, (m for m, _s in seen))
         out = []
-        for m in self.lines_posted:
-            seen = vis.see_message(self.after.state, viewer, m)
-            if seen is None:
-                continue
-            key = (m.pk, seen.kind.value, seen.seat_no)
+        for m, s in seen:
+            key = (m.pk, s.kind.value, s.seat_no, number[m.pk])
             found = self._seen.get(key)
             if found is None:
-                found = self._seen[key] = self.sel.message_dict(m, seen)
+                found = self._seen[key] = self.sel.message_dict(m, s, number[m.pk])
             out.append(found)
         return out
 
     def prev(self, viewer: int | None) -> int:
-        """The last line before this commit's that the viewer may see (0: none)."""
-        if self._tail is None:
-            self._tail = TAILS.before(self.before.village, min(m.pk for m in self.lines_posted))
-        tail, state = self._tail, self.after.state
-        while True:
-            for pk, kind, seat_no, hidden in tail:
-                if not hidden and vis.see_message(state, viewer, vis.BareLine(kind, seat_no)):
-                    return pk
-            if len(tail) < TAIL:
-                return 0
-            # A long run of lines this viewer may not see (monologues, heaven talk).
-            tail = _lines_before(self.after.village.pk, tail[-1][0])
-
-    def remember(self) -> None:
-        """This commit's lines, for the next commit's `prev` (in this process)."""
-        if self.lines_posted or self._tail is not None:
-            TAILS.after(self.before.village, self.after.village, self.lines_posted, self._tail)
+        """The number of the last line before this commit's that the viewer may see (0:
+        none), as the socket's cursor counts."""
+        return line_numbers.last_number(self.before.village, self.after.state, viewer)
 
     def state_changed(self, viewer: int | None) -> bool:
         if self.clock_only:
@@ -202,7 +187,7 @@ class _Commit:
             user=user,
             version=self.after.village.version,
             prev=self.prev(viewer) if lines else None,
-            last=self.last if lines else None,
+            last=lines[-1]["id"] if lines else None,
             widen=widen,
         )
 
@@ -241,7 +226,7 @@ class _Commit:
                 "lines": [self.sv.line_input(m, self.who, ended=ended) for m in lines],
                 "cues": cues,
                 "prev": prev,
-                "last": self.last if lines else None,
+                "last": lines[-1]["id"] if lines else None,
             }
         return key, found
 
@@ -267,53 +252,6 @@ class _Commit:
                 cue = {**cue, "name": who["name"] if who else ""}
             cues.append(cue)
         return cues
-
-
-Row = tuple[int, str, "int | None", bool]  # a line's id, kind, speaker, hidden
-
-
-class _Tails:
-    """The last lines of villages this process pushed, newest first: the next push of a
-    village needs them to name each viewer's previous line, and a query is saved when the
-    village has not changed elsewhere since (its newest line and hidden mark tell)."""
-
-    def __init__(self, size: int = 2000) -> None:
-        self.size = size
-        self.data: dict[int, tuple[int, int, list[Row]]] = {}
-        self.lock = threading.Lock()
-
-    def before(self, village: Village, first_new: int) -> list[Row]:
-        with self.lock:
-            found = self.data.get(village.pk)
-        if found is not None and found[:2] == (village.last_line, village.hidden_mark):
-            return found[2]
-        return _lines_before(village.pk, first_new)
-
-    def after(
-        self, before: Village, after: Village, lines: Sequence[Message], tail: list[Row] | None
-    ) -> None:
-        if tail is None:
-            with self.lock:
-                found = self.data.get(before.pk)
-            if found is None or found[:2] != (before.last_line, before.hidden_mark):
-                return
-            tail = found[2]
-        new = [(m.pk, m.kind, m.seat_no, m.hidden) for m in reversed(lines)]
-        with self.lock:
-            if len(self.data) >= self.size:
-                self.data.pop(next(iter(self.data)))
-            self.data[after.pk] = (after.last_line, after.hidden_mark, (new + tail)[:TAIL])
-
-
-TAILS = _Tails()
-
-
-def _lines_before(village_id: int, before: int) -> list[Row]:
-    return list(
-        Message.objects.filter(village_id=village_id, id__lt=before)
-        .order_by("-id")
-        .values_list("id", "kind", "seat_no", "hidden")[:TAIL]
-    )
 
 
 def _groups(village_id: int, viewers: Sequence[int | None]) -> list[str]:
@@ -347,7 +285,6 @@ def publish(
                 if found is not None:
                     key, delta = found  # viewers who see the commit alike share one delta
                     screens.setdefault(key, (delta, {}))[1][viewer] = user
-        commit.remember()
         for delta, alike in screens.values():
             envelope = village_screen(delta, viewers=alike, version=version)
             sends += [(screen_group(village_id, v), envelope) for v in alike]
@@ -369,7 +306,7 @@ def publish_moderated(village_id: int, messages: Sequence[Message], hidden: bool
     version = loaded.village.version
     sends: list[tuple[str, dict[str, Any]]] = []
     for viewer in viewers:
-        seen = selectors.visible_messages(loaded.state, viewer, messages)
+        seen = selectors.visible_messages(loaded.village, loaded.state, viewer, messages)
         if not seen:
             continue  # nothing this viewer could see changed
         user = None if viewer is None else users.get(viewer)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from django.db.models import Q
 from django.utils.translation import get_language, gettext_noop
 
-from villages import selectors
+from villages import line_numbers, selectors
 from villages.engine import GameState, MessageKind, Phase
 from villages.engine import visibility as vis
 from villages.lru import LRU
@@ -57,6 +57,7 @@ def audience(state: GameState, viewer: int | None) -> tuple:
 
 
 def lines_html(
+    village: Village,
     state: GameState,
     viewer: int | None,
     messages: Iterable[Message],
@@ -72,7 +73,7 @@ def lines_html(
     that seat's own lines (no system lines, no stand-ins).
     """
     ended = state.phase is Phase.ENDED
-    out = []
+    shown = []
     for msg in messages:
         if only_seat is not None and msg.seat_no != only_seat:
             continue
@@ -81,7 +82,11 @@ def lines_html(
             continue
         if heaven is not None and (seen.kind is MessageKind.HEAVEN) != heaven:
             continue
-        line = line_input(selectors.message_dict(msg, seen), speakers, ended=ended)
+        shown.append((msg, seen))
+    number = line_numbers.numbers(village, state, viewer, (msg for msg, _seen in shown))
+    out = []
+    for msg, seen in shown:
+        line = line_input(selectors.message_dict(msg, seen, number[msg.pk]), speakers, ended=ended)
         out.append(line_html(line))
     if not oldest_first:
         out.reverse()
@@ -131,7 +136,8 @@ def log_html(
     only_seat: int | None = None,
     sight: GameState | None = None,
 ) -> tuple[str, int]:
-    """The log newest first, and the village's newest line id at this version (0 if none).
+    """The log newest first, and the number of the viewer's last line at this version (0
+    if none).
 
     `sight` is the state the lines are seen in (by default `state`; the past log's
     spectator's eye sees a finished game as if it were still being played).
@@ -171,6 +177,7 @@ def log_html(
         CLOSED_PHASES.put(
             (*key_base, group),
             lines_html(
+                village,
                 seen_in,
                 viewer,
                 fresh[group],
@@ -187,6 +194,7 @@ def log_html(
             html = CLOSED_PHASES.get(key)
             if html is None:
                 html = lines_html(
+                    village,
                     seen_in,
                     viewer,
                     fresh.get(group, []),
@@ -200,7 +208,7 @@ def log_html(
             html = CLOSED_PHASES.get((*key_base, group)) or ""
         if html:
             parts.append(f'<div class="phase" data-phase="{group[0]}-{group[1]}">{html}</div>')
-    return "".join(parts), last_id
+    return "".join(parts), line_numbers.last_number(village, seen_in, viewer)
 
 
 CURRENT: LRU[tuple, list[Message]] = LRU(200)
@@ -209,6 +217,7 @@ CURRENT: LRU[tuple, list[Message]] = LRU(200)
 def clear_caches() -> None:
     for cache in (CLOSED_PHASES, CURRENT):
         cache.clear()
+    line_numbers.HIDDEN.clear()
     SNAPSHOTS.clear()
     RENDERS.clear()
 
@@ -237,6 +246,18 @@ def _messages(
         cond &= Q(id__lte=up_to)
     return list(
         Message.objects.filter(cond, village_id=village_id, hidden=False)
-        .only("id", "day", "phase", "kind", "seat_no", "text", "volume", "code", "params")
+        .only(
+            "id",
+            "day",
+            "phase",
+            "kind",
+            "seat_no",
+            "text",
+            "volume",
+            "code",
+            "params",
+            "public",
+            "public_no",
+        )
         .order_by("id")
     )

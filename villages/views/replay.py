@@ -113,7 +113,9 @@ def replay(request: HttpRequest, village_id: int) -> HttpResponse:
     wanted = [m.id for m in lines[max(first, step - SHOWN + 1) - 1 : step]]
     phase_lines = Message.objects.filter(pk__in=wanted).order_by("id")
     who = speakers(view.loaded)
-    html = log.lines_html(sight, None, phase_lines, who, heaven=None, oldest_first=True)
+    html = log.lines_html(
+        view.village, sight, None, phase_lines, who, heaven=None, oldest_first=True
+    )
     names = {no: row.handle_name for no, row in view.loaded.rows.items()}
     rounds_seen: dict[int, int] = {}
     votes = []

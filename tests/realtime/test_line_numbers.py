@@ -1,0 +1,146 @@
+"""Nothing hidden shows in the ids (SPEC §8, issue 14): the numbers a viewer knows lines by
+tell it neither how many lines it may not see were posted nor when. A night of
+monologues and heaven talk is played with sockets, screens and the API watching."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+from channels.db import database_sync_to_async as db
+from django.test import Client
+
+from villages.line_numbers import SPAN
+from villages.models import Message
+
+from .game import Game, make_user, started_village, token_of
+from .sockets import Screen, Socket, open_screen, open_socket
+from .test_silent_night import CAST_11, to_night_two
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
+
+_IDS = re.compile(r'id="m(\d+)"')
+_LAST = re.compile(r'data-last="(\d+)"')
+
+
+def api_ids(village_id: int, token: str, after: int = 0) -> list[int]:
+    answer = Client().get(
+        f"/api/v1/villages/{village_id}/messages?after={after}",
+        HTTP_AUTHORIZATION=f"Token {token}",
+    )
+    assert answer.status_code == 200
+    return [m["id"] for m in answer.json()["messages"]]
+
+
+def lower_pane(village_id: int, user) -> str:
+    client = Client()
+    client.force_login(user)
+    return client.get(f"/villages/{village_id}/down/").content.decode()
+
+
+def public_only(ids: list[int]) -> None:
+    """A spectator's numbers: SPAN, 2·SPAN, … with nothing between."""
+    assert ids == [SPAN * k for k in range(1, len(ids) + 1)], ids
+
+
+def gapless(ids: list[int], public: int) -> None:
+    """Every public line, and between two of them j = 1, 2, … of the viewer's own."""
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    assert [n for n in ids if n % SPAN == 0] == [SPAN * k for k in range(1, public + 1)]
+    for gap in {n // SPAN for n in ids}:
+        own = [n % SPAN for n in ids if n // SPAN == gap and n % SPAN]
+        assert own == list(range(1, len(own) + 1)), (gap, own)
+
+
+async def watch(game: Game, seat: int | None) -> tuple[str, Socket, Screen]:
+    if seat is None:
+        token = await db(token_of)(await db(make_user)())
+    else:
+        token = await db(game.token)(seat)
+    return (
+        token,
+        await open_socket(game.village_id, token=token),
+        await open_screen(game.village_id, token=token),
+    )
+
+
+async def test_a_night_of_monologues_and_heaven_talk_leaves_no_trace_in_the_ids():
+    game = await db(started_village)(CAST_11)
+    await to_night_two(game)  # 7 was bitten, 9 executed: night 2
+    spectator_token, spectator, spectator_screen = await watch(game, None)
+    villager_token, villager, villager_screen = await watch(game, 10)
+    before = await db(api_ids)(game.village_id, spectator_token)
+    public_only(before)
+
+    # Night 2: villagers 8 and 10 talk to themselves, the dead in heaven; wolf 1 talks
+    # (a howl to everyone else: a public line); then 10 once more.
+    await db(game.talk)(8, "八のひとりごと")
+    await db(game.talk)(7, "天国から一言", "heaven")
+    await db(game.talk)(9, "天国からもう一言", "heaven")
+    await db(game.talk)(10, "十のひとりごと")
+    assert await spectator.quiet(0.5) == []  # the others' lines bring it nothing
+    await db(game.talk)(1, "今夜は誰にする")
+    await db(game.talk)(8, "八のひとりごと二")
+    await db(game.talk)(10, "十のひとりごと二")
+    await db(game.talk)(7, "天国から三言", "heaven")
+    await db(game.act)(4, "guard", 3)
+    await db(game.act)(3, "divine", 2)
+    await db(game.act)(1, "attack", 11)  # the dawn: public lines again
+    await spectator.until("dawn")
+    await villager.until("dawn")
+    await asyncio.sleep(0.3)
+    for socket in (spectator, villager):
+        await socket.quiet(0.3)
+    for screen in (spectator_screen, villager_screen):
+        await screen.read(0.3)
+
+    public = await db(Message.objects.filter(village_id=game.village_id, public=True).count)()
+
+    # The spectator: the API, the socket and the screen give the same gapless numbers.
+    ids = await db(api_ids)(game.village_id, spectator_token)
+    public_only(ids)
+    assert len(ids) == public and ids[: len(before)] == before
+    pushed = [m["id"] for m in spectator.messages()]
+    assert pushed and pushed == ids[len(before) :]
+    assert sorted(spectator_screen.lines) == ids  # the log it opened with, and the pushes
+    assert {m["kind"] for m in spectator.messages()} <= {"system", "wolf_howl"}
+
+    # The living villager: the public numbers, and its own monologues between them (1, 2),
+    # nothing of 8's monologues or of heaven.
+    ids = await db(api_ids)(game.village_id, villager_token)
+    gapless(ids, public)
+    mine = [n for n in ids if n % SPAN]
+    assert len(mine) == 2 and all(n % SPAN == 1 for n in mine)  # one in each of two gaps
+    texts = [m["text"] for m in villager.messages()]
+    assert "十のひとりごと" in texts and "八のひとりごと" not in texts
+    assert [m["id"] for m in villager.messages()] == [n for n in ids if n > before[-1]]
+    assert sorted(villager_screen.lines) == ids
+
+    # The dead (roles open in heaven) see everything, numbered in the same way.
+    dead = await db(api_ids)(game.village_id, await db(game.token)(7))
+    gapless(dead, public)
+    assert len(dead) > len(ids)
+
+    # `after` is a number too: from the first gap, the villager gets the rest exactly.
+    first_own = mine[0]
+    rest = await db(api_ids)(game.village_id, villager_token, first_own)
+    assert rest == [n for n in ids if n > first_own]
+    rest = await db(api_ids)(game.village_id, villager_token, first_own - 1)
+    assert rest == [n for n in ids if n >= first_own]
+
+    # A socket resuming at a number gets the lines after it, in order.
+    late = await open_socket(game.village_id, token=villager_token, release=False)
+    await late.send({"type": "resume", "after": first_own})
+    frames = await late.until_state()
+    assert [f["message"]["id"] for f in frames if f["type"] == "message"] == rest[1:]
+
+    # The pages: every line id and the pane's cursor are the viewer's numbers.
+    html = await db(lower_pane)(game.village_id, game.user(10))
+    assert sorted(int(n) for n in _IDS.findall(html)) == ids
+    assert {int(n) for n in _LAST.findall(html)} == {ids[-1]}
+    html = await db(lower_pane)(game.village_id, await db(make_user)())
+    assert sorted(int(n) for n in _IDS.findall(html)) == [n for n in ids if n % SPAN == 0]
+
+    for socket in (spectator, villager, late, spectator_screen.socket, villager_screen.socket):
+        await socket.close()
