@@ -144,3 +144,28 @@ async def test_a_night_of_monologues_and_heaven_talk_leaves_no_trace_in_the_ids(
 
     for socket in (spectator, villager, late, spectator_screen.socket, villager_screen.socket):
         await socket.close()
+
+
+def test_the_migration_numbers_existing_lines_as_the_services_do():
+    """Migration 0013 counts the lines of a village posted before it existed."""
+    import importlib
+
+    from django.apps import apps
+
+    from villages.models import Village
+
+    game = started_village(CAST_11)
+    game.talk(8, "ひとりごと")
+    game.talk(1, "遠吠え")
+    game.talk(10, "もうひとつ")
+    lines = Message.objects.filter(village_id=game.village_id)
+    posted = list(lines.order_by("id").values_list("public", "public_no"))
+    counted = Village.objects.get(pk=game.village_id).public_lines
+    assert counted == sum(public for public, _no in posted) and not all(p for p, _ in posted)
+    lines.update(public=True, public_no=0)
+    Village.objects.filter(pk=game.village_id).update(public_lines=0)
+
+    importlib.import_module("villages.migrations.0013_line_numbers").count_lines(apps, None)
+
+    assert list(lines.order_by("id").values_list("public", "public_no")) == posted
+    assert Village.objects.get(pk=game.village_id).public_lines == counted
