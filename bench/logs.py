@@ -270,14 +270,20 @@ class Copier:
                 self.batch[table] = []
         return made
 
-    def reset_sequences(self) -> None:
-        """So that the next village played gets an id after the copies' (PostgreSQL)."""
+    def finish(self) -> None:
+        """The sequences past the copies' ids (PostgreSQL), so that the next village played
+        gets a free one; and the tables' statistics gathered again: the planner would
+        otherwise plan for the tables as they were before the bulk load, until autovacuum
+        comes round to it (a site that grew by games played would have had it all along)."""
         from django.core.management.color import no_style
         from django.db import connection
 
+        models = list(self.models.values())
         with connection.cursor() as cursor:
-            for sql in connection.ops.sequence_reset_sql(no_style(), list(self.models.values())):
+            for sql in connection.ops.sequence_reset_sql(no_style(), models):
                 cursor.execute(sql)
+            for model in models:
+                cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
 
 
 def copy_played(target: int, seed: int = 12) -> int:
@@ -314,7 +320,7 @@ def copy_played(target: int, seed: int = 12) -> int:
         made += copier.flush()
         if made % 1000 < 200:
             print(f"  {have + made} finished villages ({made} copies)", flush=True)
-    copier.reset_sequences()
+    copier.finish()
     return made
 
 
