@@ -465,6 +465,8 @@ def main() -> None:
         rows = [
             ("search: village name", f"/villages/ended/?q={quote(NAME)}12"),
             ("search: a player", "/villages/ended/?player=lg17"),
+            # Worst for it: every seat is looked at and none matches.
+            ("search: a name nobody has", "/villages/ended/?player=nobody"),
             ("search: role and winner", "/villages/ended/?role=fox&winner=fox"),
             (
                 "search: players, option, period",
