@@ -166,7 +166,7 @@ class Seat(models.Model):
     class Meta:
         ordering = ["village", "seat_no"]
         # On PostgreSQL, UPPER(handle_name) also has a trigram index for the past-log search
-        # by a part of a handle name: migration 0013 (not here, SQLite could not build it).
+        # by a part of a handle name: migration 0014 (not here, SQLite could not build it).
         verbose_name = _("席")
         verbose_name_plural = _("席")
         constraints = [

@@ -1,4 +1,4 @@
-"""The trigram index of the past-log search by a part of a handle name (migration 0013):
+"""The trigram index of the past-log search by a part of a handle name (migration 0014):
 on PostgreSQL it exists and the search's own query can use it; elsewhere it is absent and
 the migration did nothing."""
 

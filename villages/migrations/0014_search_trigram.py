@@ -38,7 +38,7 @@ class PostgresOnlySQL(OnPostgreSQL, migrations.RunSQL):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("villages", "0012_ended_order"),
+        ("villages", "0013_line_numbers"),
     ]
 
     operations = [
