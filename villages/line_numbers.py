@@ -81,6 +81,19 @@ class _HiddenRows:
             rows = rows[: bisect.bisect_right(rows, (last, 1 << 62))]
         return rows
 
+    def advance(self, before: VillageLike, after: VillageLike, lines: Iterable[Line]) -> None:
+        """A commit of this process posted `lines`: what it knew of the village up to
+        `before` goes on to `after` without a read."""
+        key = (after.pk, after.seed)
+        with self.lock:
+            rows = self.data.get(key)
+            if rows is None or self.tops.get(key) != before.last_line:
+                return
+            new = [(m.pk, m.public_no, m.kind, m.seat_no) for m in lines if not m.public]
+            if new:
+                self.data[key] = rows + new
+            self.tops[key] = after.last_line
+
     def clear(self) -> None:
         with self.lock:
             self.data.clear()

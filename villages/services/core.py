@@ -22,7 +22,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from villages import texts
+from villages import line_numbers, texts
 from villages.engine import GameState, Phase, Post, Step
 from villages.engine import game as engine
 from villages.engine import visibility as vis
@@ -196,6 +196,7 @@ def _committed(
     """The commit is durable: keep its snapshot for the next reader, and push it (a push
     that fails is logged; see push.after_commit)."""
     SNAPSHOTS.put(snapshot_key(after.village), after)
+    line_numbers.HIDDEN.advance(before.village, after.village, messages)
     push.publish(before, after, events, messages)
 
 
