@@ -55,10 +55,10 @@ class Village:
 class Run:
     latencies: list[float] = field(default_factory=list)  # answered posts, any status
     statuses: Counter = field(default_factory=Counter)
-    answered_ids: set[int] = field(default_factory=set)  # 201s
+    answered: set[tuple[int, str]] = field(default_factory=set)  # 201s: (village, text)
     timeouts: int = 0
     retry_after: int = 0  # refusals that said when to come back
-    frames: Counter = field(default_factory=Counter)  # message id -> frames received
+    frames: Counter = field(default_factory=Counter)  # (village, text) -> frames received
     slow_refusals: int = 0  # 503/429 answered after more than a second
 
 
@@ -129,7 +129,7 @@ async def player(run: Run, port: int, village: Village, seat: int, until: float)
             run.latencies.append(took)
             run.statuses[status] += 1
             if status == 201:
-                run.answered_ids.add(json.loads(data)["id"])
+                run.answered.add((village.id, json.loads(data)["text"]))
             elif status in (429, 503):
                 run.retry_after += "retry-after" in headers
                 run.slow_refusals += took > 1.0
@@ -152,7 +152,7 @@ async def listen(run: Run, port: int, village: Village, seat: int, opened: list)
         opened.append(1)
         async for raw in socket:
             if raw.startswith('{"type":"message"'):
-                run.frames[json.loads(raw)["message"]["id"]] += 1
+                run.frames[(village.id, json.loads(raw)["message"]["text"])] += 1
 
 
 async def measure(port: int, villages: list[Village], seconds: float, sockets: bool = True) -> Run:
@@ -180,15 +180,16 @@ async def measure(port: int, villages: list[Village], seconds: float, sockets: b
     return run
 
 
-def committed(villages: list[Village], since: int) -> dict[int, str]:
-    """Message id -> kind of every line the players committed during the run."""
+def committed(villages: list[Village], since: int) -> dict[tuple[int, str], str]:
+    """(village, text) -> kind of every line the players committed during the run (a
+    player's texts are its own and numbered; a line's id is its viewer's number, the same
+    in every village, so lines are told apart by what they say)."""
     from villages.models import Message
 
-    return dict(
-        Message.objects.filter(
-            village_id__in=[v.id for v in villages], pk__gt=since, kind__in=["talk", "heaven"]
-        ).values_list("pk", "kind")
-    )
+    rows = Message.objects.filter(
+        village_id__in=[v.id for v in villages], pk__gt=since, kind__in=["talk", "heaven"]
+    ).values_list("village_id", "text", "kind")
+    return {(village, text): kind for village, text, kind in rows}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -198,10 +199,12 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def report(v: int, seconds: float, run: Run, lines: dict[int, str], cpu: float) -> dict[str, Any]:
+def report(
+    v: int, seconds: float, run: Run, lines: dict[tuple[int, str], str], cpu: float
+) -> dict[str, Any]:
     offered = v * PLAYERS / EVERY
     ok = run.statuses[201]
-    unanswered = len(set(lines) - run.answered_ids)
+    unanswered = len(set(lines) - run.answered)
     expected = {mid: (PLAYERS if kind == "talk" else 1) for mid, kind in lines.items()}
     lost = sum(max(0, want - run.frames[mid]) for mid, want in expected.items())
     row = {
