@@ -178,19 +178,6 @@ def test_the_migrations_build_the_models_tables(db):
 
 
 @pytest.mark.django_db
-def test_migrate_refuses_a_database_that_stopped_inside_the_squashed_migrations():
-    from django.core.management import CommandError
-    from django.db.migrations.recorder import MigrationRecorder
-
-    from villages.apps import refuse_a_partly_squashed_database
-
-    refuse_a_partly_squashed_database(using="default")
-    MigrationRecorder.Migration.objects.filter(app="villages", name="0012_ended_order").delete()
-    with pytest.raises(CommandError, match="stopped at 0011_system_line_params"):
-        refuse_a_partly_squashed_database(using="default")
-
-
-@pytest.mark.django_db
 def test_a_new_site_starts_with_the_icon_set_the_dummy_boys_icon_and_the_rules():
     from villages.models import Icon, InfoPage
 
