@@ -305,7 +305,9 @@ def restore_icons() -> None:
     from villages.models import Icon
 
     if not Icon.objects.exists():
-        importlib.import_module("villages.migrations.0002_default_icons").add_icons(apps, None)
+        importlib.import_module("villages.migrations.0001_squashed_0012_ended_order").add_icons(
+            apps, None
+        )
 
 
 # --- The sweep --------------------------------------------------------------------------------

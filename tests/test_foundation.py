@@ -168,6 +168,29 @@ def test_daphne_is_the_first_installed_app():
     assert django_settings.INSTALLED_APPS[0] == "daphne"
 
 
+def test_the_migrations_build_the_models_tables(db):
+    from django.core.management import call_command
+
+    try:
+        call_command("makemigrations", "--check", "--dry-run", verbosity=0)
+    except SystemExit:
+        pytest.fail("the models have changes that no migration makes")
+
+
+@pytest.mark.django_db
+def test_a_new_site_starts_with_the_icon_set_the_dummy_boys_icon_and_the_rules():
+    from villages.models import Icon, InfoPage
+
+    index = json.loads(
+        Path(django_settings.BASE_DIR, "static/villages/icons/index.json").read_text()
+    )
+    assert list(Icon.objects.choosable().values_list("static_path", flat=True)) == [
+        entry["file"] for entry in index
+    ]
+    assert Icon.objects.get(reserved=True).static_path == "villages/system/dummy-boy.svg"
+    assert InfoPage.objects.get(slug="rules").title == "ルール"
+
+
 # --- HTTP ------------------------------------------------------------------------------------
 
 

@@ -77,18 +77,22 @@ def _roles(seat: Seat) -> str:
 # Villages and their seats
 
 
+# What a seat's row shows, in its village's page and in the list of seats.
+SEAT_COLUMNS = (
+    "seat_no",
+    "handle_name",
+    "user",
+    "trip",
+    "role_names",
+    "alive",
+    "death_cause_name",
+    "kicked",
+)
+
+
 class SeatInline(admin.TabularInline):
     model = Seat
-    fields = (
-        "seat_no",
-        "handle_name",
-        "user",
-        "trip",
-        "role_names",
-        "alive",
-        "death_cause_name",
-        "kicked",
-    )
+    fields = SEAT_COLUMNS
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -200,17 +204,7 @@ class VillageAdmin(admin.ModelAdmin):
 
 @admin.register(Seat)
 class SeatAdmin(admin.ModelAdmin):
-    list_display = (
-        "village",
-        "seat_no",
-        "handle_name",
-        "user",
-        "trip",
-        "role_names",
-        "alive",
-        "death_cause_name",
-        "kicked",
-    )
+    list_display = ("village", *SEAT_COLUMNS)
     list_filter = ("kicked", "alive", _code_filter("role", labels.ROLE, _("役職")), "dummy")
     list_select_related = ("village", "user")
     search_fields = ("handle_name", "user__username", "=village__id", "village__name")

@@ -165,12 +165,15 @@ def idempotent(view: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
-def command(rest: str, summary: str) -> Callable[[Callable[..., Json]], Callable[..., Json]]:
-    """A command on a village (`POST /villages/{village_id}/<rest>`): 200 with JSON, or the
-    errors any write may give; `Idempotency-Key` makes a retry safe."""
+def command(
+    rest: str, summary: str, *, status: int = 200
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A command on a village (`POST /villages/{village_id}/<rest>`): `status` (200, or 201
+    for what it creates) with JSON, or the errors any write may give; `Idempotency-Key`
+    makes a retry safe."""
     route = router.post(
         f"/villages/{{village_id}}/{rest}",
-        response=answers({200: Json}, *WRITE),
+        response=answers({status: Json}, *WRITE),
         summary=summary,
         openapi_extra=RETRY_SAFE,
     )
@@ -218,13 +221,7 @@ def get_village(request: HttpRequest, village_id: int) -> Json:
     return selectors.village_dict(selectors.get_village(village_id))
 
 
-@router.post(
-    "/villages/{village_id}/seats",
-    response=answers({201: Json}, *WRITE),
-    summary="Sit (村人登録)",
-    openapi_extra=RETRY_SAFE,
-)
-@idempotent
+@command("seats", "Sit (村人登録)", status=201)
 def sit(request: HttpRequest, village_id: int, payload: SeatIn) -> Status[Json]:
     seat_no = lifecycle.sit(
         village_id=village_id,
@@ -245,13 +242,7 @@ def leave(request: HttpRequest, village_id: int) -> Status[None]:
     return Status(204, None)
 
 
-@router.post(
-    "/villages/{village_id}/bots",
-    response=answers({201: Json}, *WRITE),
-    summary="Fill empty seats with bots (the host or staff, before the start)",
-    openapi_extra=RETRY_SAFE,
-)
-@idempotent
+@command("bots", "Fill empty seats with bots (the host or staff, before the start)", status=201)
 def add_bots(request: HttpRequest, village_id: int, payload: BotsIn) -> Status[Json]:
     seat_nos = bot_seats.add_bots(
         village_id=village_id,

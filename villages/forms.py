@@ -9,14 +9,12 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import REFRESH_CHOICES
 from villages.engine import MAX_PLAYERS, MIN_PLAYERS
+from villages.engine.cast import OPTION_FLAGS
 from villages.models import Icon
 
 
 class DateInput(forms.DateInput):
     input_type = "date"
-
-
-FLAG_OPTIONS = ("cupid", "poison", "decider", "authority", "hide_roles_in_heaven", "dummy_boy")
 
 
 class CreateVillageForm(forms.Form):
@@ -70,7 +68,7 @@ class CreateVillageForm(forms.Form):
                 "day_seconds": data["day_minutes"] * 60,
                 "night_seconds": data["night_minutes"] * 60,
             }
-        return {"time": time, **{name: bool(data[name]) for name in FLAG_OPTIONS}}
+        return {"time": time, **{name: bool(data[name]) for name in OPTION_FLAGS}}
 
 
 class IconChoice(forms.RadioSelect):

@@ -3,8 +3,6 @@ refusals in each page's language, with no parsing of Japanese back into codes.""
 
 from __future__ import annotations
 
-import importlib
-
 from django.test import Client
 from django.utils import translation
 
@@ -55,10 +53,3 @@ def test_an_english_page_shows_an_english_refusal(db):
     page = client.post(f"/villages/{game.id}/up/", {"text": "x" * 2001, "channel": "talk"})
     text = page.content.decode()
     assert "A line is at most 2000 characters." in text, text[:3000]
-
-
-def test_old_lines_params_become_codes():
-    migration = importlib.import_module("villages.migrations.0011_system_line_params")
-    assert migration.seconds("3分") == "180" and migration.seconds("1分30秒") == "90"
-    assert migration.seconds("3秒") == "3" and migration.seconds("180") == "180"
-    assert migration.codes("村人5 占い師1 人狼2") == "villager=5 seer=1 wolf=2"

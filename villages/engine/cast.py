@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from .errors import BadRequest, TooFewPlayers, _
 from .roles import Role, SubRole
@@ -82,6 +82,10 @@ class Options:
             hide_roles_in_heaven=self.hide_roles_in_heaven,
             dummy_boy=self.dummy_boy,
         )
+
+
+# The host's on/off options, by their field names (the create form, the API, the stored JSON).
+OPTION_FLAGS: tuple[str, ...] = tuple(f.name for f in fields(Options) if f.name != "time")
 
 
 def option_minimums(rules: Rules) -> dict[str, int]:

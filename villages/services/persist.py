@@ -28,15 +28,13 @@ from villages.engine import (
     TimeOptions,
     Winner,
 )
+from villages.engine.cast import OPTION_FLAGS
 from villages.engine.state import Clock, RoundResult, VoteRound
 from villages.lru import LRU
 from villages.models import Ballot as BallotRow
 from villages.models import NightAction as NightActionRow
 from villages.models import Seat as SeatRow
 from villages.models import Village
-
-OPTION_FLAGS = ("cupid", "poison", "decider", "authority", "hide_roles_in_heaven", "dummy_boy")
-
 
 # ---------------------------------------------------------------------------
 # Options: the API's JSON ↔ the engine's Options

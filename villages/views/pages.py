@@ -13,8 +13,8 @@ from django.utils.translation import gettext as _
 from jinro_site.apiauth import client_ip
 from villages import selectors
 from villages.engine import RuleError
-from villages.engine.cast import option_minimums
-from villages.forms import FLAG_OPTIONS, CreateVillageForm, LogSearchForm, SeatForm
+from villages.engine.cast import OPTION_FLAGS, option_minimums
+from villages.forms import CreateVillageForm, LogSearchForm, SeatForm
 from villages.infopages import values as setting_values
 from villages.infopages.render import render as render_markdown
 from villages.models import InfoPage, Village
@@ -36,7 +36,7 @@ def option_icons(options: dict[str, Any]) -> list[dict[str, str]]:
             "night": labels.minutes(int(time.get("night_seconds", 0))),
         }
         icons.append({"src": static("villages/options/realtime.svg"), "caption": caption})
-    for name in FLAG_OPTIONS:
+    for name in OPTION_FLAGS:
         if options.get(name):
             icons.append(
                 {"src": static(f"villages/options/{name}.svg"), "caption": str(labels.OPTION[name])}
@@ -190,7 +190,7 @@ def create(request: HttpRequest) -> HttpResponse:
         capacity = 16
     notes = _option_notes(capacity)
     fields = []
-    for name in FLAG_OPTIONS:
+    for name in OPTION_FLAGS:
         fields.append({"field": form[name], "note": notes.get(name)})
     return render(
         request,

@@ -318,12 +318,11 @@ def act(request: HttpRequest, village_id: int) -> HttpResponse:
     )
     rows = view.loaded.rows
     options = [_seat_entry(no, rows[no]) for no in c.targets if no in rows]
-    drawn = _parts(request, view, ["d-mode"])
-    return render(
+    return _form_pane(
         request,
+        view,
         "villages/act.html",
         {
-            "village": view.village,
             "action": action,
             "action_label": labels.ABILITY[action],
             "options": options,
@@ -331,13 +330,9 @@ def act(request: HttpRequest, village_id: int) -> HttpResponse:
             "fixed": rows[c.fixed].handle_name if c.fixed in rows else None,
             "fixed_no": c.fixed,
             "refusal": labels.error_text(c.refusal) if c.refusal else None,
-            "error": error,
             "form_key": uuid.uuid4().hex,  # one per page drawn: see _submit
-            "p": _by_template(drawn),
-            "prefs": prefs(request),
-            "config": _config(request, view, "act", drawn),
         },
-        status=400 if error else 200,
+        error=error,
     )
 
 
@@ -373,17 +368,38 @@ def kick(request: HttpRequest, village_id: int) -> HttpResponse:
         for no, row in sorted(rows.items())
         if not row.dummy
     ]
-    drawn = _parts(request, view, ["d-mode"])
-    return render(
+    return _form_pane(
         request,
+        view,
         "villages/kick.html",
         {
-            "village": view.village,
             "seats": seats,
             "needed": rules().kick_votes,
             "waiting": view.state.phase is Phase.WAITING,
-            "error": error,
             "message": message,
+        },
+        error=error,
+    )
+
+
+def _form_pane(
+    request: HttpRequest,
+    view: selectors.View,
+    template: str,
+    context: dict[str, Any],
+    *,
+    error: str | None,
+) -> HttpResponse:
+    """The act and kick panes: a form in the lower frame, with its mode line; 400 when the
+    form was refused."""
+    drawn = _parts(request, view, ["d-mode"])
+    return render(
+        request,
+        template,
+        {
+            "village": view.village,
+            **context,
+            "error": error,
             "p": _by_template(drawn),
             "prefs": prefs(request),
             "config": _config(request, view, "act", drawn),
