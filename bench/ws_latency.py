@@ -208,8 +208,8 @@ def service_poster() -> None:
         sent = time.monotonic()
         try:
             post = partial(play.post_message, village_id=village_id, user=users[user_id])
-            message = run_sync_on_loop(partial(post, text=f"遠吠え{n}"))
-            print(f"sent {message.pk} {sent!r}", flush=True)
+            posted = run_sync_on_loop(partial(post, text=f"遠吠え{n}"))
+            print(f"sent {village_id} {posted.number} {sent!r}", flush=True)
         except Exception as error:
             print(f"error {error!r}", flush=True)
     print("done", flush=True)
@@ -224,8 +224,9 @@ class Run:
     socket_urls: list[str]
     seconds: float
     screen: bool = False
-    sent: dict[int, float] = field(default_factory=dict)  # message id -> when posted
-    arrived: dict[int, list[float]] = field(default_factory=dict)  # message id -> arrivals
+    # A line is (village, id): an id is the number viewers know the line by, in its village.
+    sent: dict[tuple[int, int], float] = field(default_factory=dict)  # line -> when posted
+    arrived: dict[tuple[int, int], list[float]] = field(default_factory=dict)  # -> arrivals
     answers: list[float] = field(default_factory=list)  # HTTP POST round trips
     errors: list[str] = field(default_factory=list)
 
@@ -250,10 +251,10 @@ async def listen(run: Run, village: Village, seat: int, ready: asyncio.Event, op
             now = time.monotonic()
             if raw.startswith('{"type":"message"'):
                 message_id = json.loads(raw)["message"]["id"]
-                run.arrived.setdefault(message_id, []).append(now)
+                run.arrived.setdefault((village.id, message_id), []).append(now)
             elif run.screen and '"lines"' in raw:
                 for line in json.loads(raw).get("lines", []):
-                    run.arrived.setdefault(line[0], []).append(now)
+                    run.arrived.setdefault((village.id, line[0]), []).append(now)
 
 
 async def post_http(run: Run, bases: list[str], plan: list[tuple[float, int]]) -> None:
@@ -270,7 +271,7 @@ async def post_http(run: Run, bases: list[str], plan: list[tuple[float, int]]) -
             run.errors.append(repr(error))
             return
         run.answers.append(time.monotonic() - sent)
-        run.sent[message_id] = sent
+        run.sent[(village.id, message_id)] = sent
 
     await asyncio.gather(*(one(at, index, n) for n, (at, index) in enumerate(plan)))
 
@@ -292,8 +293,8 @@ async def post_service(run: Run, poster: subprocess.Popen, plan: list[tuple[floa
         for line in poster.stdout:
             word, _, rest = line.strip().partition(" ")
             if word == "sent":
-                message_id, sent = rest.split()
-                run.sent[int(message_id)] = float(sent)
+                village_id, message_id, sent = rest.split()
+                run.sent[(int(village_id), int(message_id))] = float(sent)
             elif word == "error":
                 run.errors.append(rest)
             elif word == "done":
