@@ -145,12 +145,10 @@ def insert_lines(village_id: int, rows: list[Any]) -> None:
     to a new version so that no process keeps an older snapshot of it."""
     from django.db.models import F
 
-    from villages.engine.visibility import public_line
     from villages.models import Message, Village
 
     counted = Village.objects.values_list("public_lines", flat=True).get(pk=village_id)
     for row in rows:
-        row.public = public_line(row.kind)
         counted += row.public
         row.public_no = counted
     made = Message.objects.bulk_create(rows, batch_size=1000)

@@ -3,8 +3,8 @@
 not see, neither how many there were nor when (SPEC §8).
 
 Spectators see every line but monologues and heaven talk (`visibility.public_line`).
-Each line records, when it is posted, whether it is such a public line and how many
-public lines there are up to it (`Message.public`, `Message.public_no`). Then:
+Each line records, when it is posted, how many public lines there are up to it
+(`Message.public_no`; whether it is one of them follows from its kind). Then:
 
 * a public line's number is `public_no × SPAN`: the same for every viewer, for ever;
 * any other line is numbered in the gap after the public line before it:
@@ -107,7 +107,9 @@ def _read(village_id: int, *, after: int, upto: int) -> list[Hidden]:
     from villages.models import Message
 
     return list(
-        Message.objects.filter(village_id=village_id, public=False, id__gt=after, id__lte=upto)
+        Message.objects.filter(
+            village_id=village_id, kind__in=vis.KEPT_FROM_SPECTATORS, id__gt=after, id__lte=upto
+        )
         .order_by("id")
         .values_list("id", "public_no", "kind", "seat_no")
     )
@@ -196,8 +198,11 @@ def row_after(village: VillageLike, state: GameState, viewer: int | None, number
 def _public_row(village_id: int, public_no: int) -> int:
     from villages.models import Message
 
+    # The first line with this count is the public line that made it (the lines after it
+    # that spectators do not see share its count).
     found = (
-        Message.objects.filter(village_id=village_id, public=True, public_no=public_no)
+        Message.objects.filter(village_id=village_id, public_no=public_no)
+        .order_by("id")
         .values_list("id", flat=True)
         .first()
     )

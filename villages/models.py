@@ -17,6 +17,8 @@ from django.dispatch import receiver
 from django.templatetags.static import static
 from django.utils.translation import gettext_lazy as _
 
+from villages.engine.visibility import public_line
+
 
 @lru_cache(maxsize=4096)
 def _static_url(path: str) -> str:
@@ -200,9 +202,8 @@ class Message(models.Model):
     cost = models.PositiveIntegerField(_("消費時間"), default=0)
     hidden = models.BooleanField(_("非表示"), default=False)
     created_at = models.DateTimeField(_("作成"), auto_now_add=True)
-    # The number its viewers know it by comes from these (villages.line_numbers): whether
-    # spectators see it, and how many lines they see up to it.
-    public = models.BooleanField(_("公開"), default=True)
+    # How many lines spectators see up to this one: the number its viewers know it by
+    # comes from it (villages.line_numbers).
     public_no = models.PositiveIntegerField(_("公開の通し番号"), default=0)
 
     class Meta:
@@ -217,6 +218,11 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"{self.village_id} {self.kind}: {self.text[:30]}"
+
+    @property
+    def public(self) -> bool:
+        """Whether spectators see it (itself or its stand-in) while the game is played."""
+        return public_line(self.kind)
 
 
 class Ballot(models.Model):

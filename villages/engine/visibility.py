@@ -95,10 +95,11 @@ def public_line(kind: str) -> bool:
     howl or whisper standing in for it). Monologues and heaven talk are the only lines
     they never see: the numbers viewers know lines by count these lines apart
     (`villages.line_numbers`). Equal to `see_message(playing, None, line) is not None`."""
-    return MessageKind(kind) in _SEEN_BY_SPECTATORS
+    return kind not in KEPT_FROM_SPECTATORS
 
 
-_SEEN_BY_SPECTATORS = PUBLIC_KINDS | {MessageKind.WOLF, MessageKind.COMMON}
+# The kinds of stored line spectators never see while the game is played.
+KEPT_FROM_SPECTATORS = frozenset({MessageKind.HEAVEN, MessageKind.MONOLOGUE})
 
 
 # ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""Every line records whether spectators see it and how many lines they see up to it, and
-every village how many such lines it has: the numbers viewers know lines by come from
+"""Every line records how many lines spectators see up to it, and every village how many
+such lines it has: the numbers viewers know lines by come from
 them (villages.line_numbers). Existing lines are counted in the order they were posted."""
 
 from django.db import migrations, models
@@ -13,11 +13,10 @@ def count_lines(apps, schema_editor):
     for village_id in Village.objects.values_list("pk", flat=True).iterator():
         counted, changed = 0, []
         for line in Message.objects.filter(village_id=village_id).order_by("id").iterator():
-            line.public = line.kind not in KEPT_FROM_SPECTATORS
-            counted += line.public
+            counted += line.kind not in KEPT_FROM_SPECTATORS
             line.public_no = counted
             changed.append(line)
-        Message.objects.bulk_update(changed, ["public", "public_no"], batch_size=500)
+        Message.objects.bulk_update(changed, ["public_no"], batch_size=500)
         Village.objects.filter(pk=village_id).update(public_lines=counted)
 
 
@@ -25,11 +24,6 @@ class Migration(migrations.Migration):
     dependencies = [("villages", "0012_ended_order")]
 
     operations = [
-        migrations.AddField(
-            model_name="message",
-            name="public",
-            field=models.BooleanField(default=True, verbose_name="公開"),
-        ),
         migrations.AddField(
             model_name="message",
             name="public_no",

@@ -153,7 +153,6 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
                 code=p.code,
                 params=dict(p.params),
                 cost=p.cost,
-                public=public,
                 public_no=counted,
             )
         )

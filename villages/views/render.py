@@ -256,7 +256,6 @@ def _messages(
             "volume",
             "code",
             "params",
-            "public",
             "public_no",
         )
         .order_by("id")
