@@ -153,12 +153,19 @@ def number_of(village_id: int, seed: int, state: GameState, viewer: int | None, 
     return numbers(at, state, viewer, [line])[line.pk]
 
 
+def _gaps(rows: Sequence[Hidden], first: int, last: int) -> Sequence[Hidden]:
+    """The rows of the gaps `first` to `last` (rows come in id order, and so in gap order):
+    found by bisection, so that numbering a new line never walks a long game's rows."""
+    start = bisect.bisect_left(rows, first, key=lambda row: row[1])
+    return rows[start : bisect.bisect_right(rows, last, lo=start, key=lambda row: row[1])]
+
+
 def _ranks(
     rows: Sequence[Hidden], state: GameState, viewer: int | None, gaps: set[int]
 ) -> dict[int, int]:
     ranks: dict[int, int] = {}
     counted: dict[int, int] = {}
-    for pk, gap, kind, seat_no in rows:
+    for pk, gap, kind, seat_no in _gaps(rows, min(gaps), max(gaps)):
         if gap in gaps and _sees(state, viewer, kind, seat_no):
             counted[gap] = ranks[pk] = counted.get(gap, 0) + 1
     return ranks
@@ -187,8 +194,8 @@ def row_after(village: VillageLike, state: GameState, viewer: int | None, number
     row = _public_row(village.pk, gap) if gap else 0
     if j:
         seen = 0
-        for pk, public_no, kind, seat_no in HIDDEN.upto(village):
-            if public_no == gap and _sees(state, viewer, kind, seat_no):
+        for pk, _gap, kind, seat_no in _gaps(HIDDEN.upto(village), gap, gap):
+            if _sees(state, viewer, kind, seat_no):
                 row, seen = pk, seen + 1
                 if seen == j:
                     break
