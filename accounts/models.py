@@ -11,6 +11,14 @@ from django.utils.translation import gettext_lazy as _
 REFRESH_CHOICES = (0, 15, 30, 45, 60, 90, 120)
 
 
+def kept_user_ref(**options: object) -> models.ForeignKey:  # type: ignore[type-arg]
+    """A reference to a user that outlives the account: deleting the user leaves NULL
+    (who created a village or a ban, who sat in a seat), never deletes the row."""
+    return models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, **options
+    )
+
+
 def new_token() -> str:
     return secrets.token_hex(20)
 
@@ -62,13 +70,7 @@ class Ban(models.Model):
     reason = models.CharField(_("理由"), max_length=200)
     until = models.DateTimeField(_("期限"), null=True, blank=True, help_text=_("空欄は無期限"))
     created_at = models.DateTimeField(_("作成"), auto_now_add=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    created_by = kept_user_ref(related_name="+")
 
     class Meta:
         ordering = ["-created_at"]

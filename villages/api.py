@@ -8,11 +8,13 @@ from typing import Any, Literal
 
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema, Status
+from pydantic import create_model
 
 from jinro_site.apiauth import client_ip, optional_user, require_user
 from jinro_site.apischema import READ, WRITE, Body, Int, answers, limits
 from villages import bots, selectors
 from villages.engine import MAX_PLAYERS, MIN_PLAYERS
+from villages.engine.cast import OPTION_FLAGS
 from villages.engine.lobby import TRIP_LOOKALIKES
 from villages.models import Icon
 from villages.services import bots as bot_seats
@@ -41,14 +43,13 @@ class RealTime(Body):
     night_seconds: Int = Field(..., description="real seconds", **limits(ge=_MIN_PHASE))
 
 
-class OptionsIn(Body):
-    time: VirtualTime | RealTime = Field(default_factory=VirtualTime)
-    cupid: bool = False
-    poison: bool = False
-    decider: bool = False
-    authority: bool = False
-    hide_roles_in_heaven: bool = False
-    dummy_boy: bool = False
+# The host's options are the engine's (`cast.Options`): a new flag there is one here too.
+OptionsIn = create_model(
+    "OptionsIn",
+    __base__=Body,
+    time=(VirtualTime | RealTime, Field(default_factory=VirtualTime)),
+    **{name: (bool, False) for name in OPTION_FLAGS},  # type: ignore[call-overload]
+)
 
 
 class VillageIn(Body):
@@ -165,6 +166,12 @@ def idempotent(view: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+def actor(request: HttpRequest, village_id: int) -> dict[str, Any]:
+    """Who acts on which village: the first arguments of every command's service (whose
+    other arguments are the body's fields, by the same names, where it has one)."""
+    return {"village_id": village_id, "user": require_user(request)}
+
+
 def command(
     rest: str, summary: str, *, status: int = 200
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -224,8 +231,7 @@ def get_village(request: HttpRequest, village_id: int) -> Json:
 @command("seats", "Sit (村人登録)", status=201)
 def sit(request: HttpRequest, village_id: int, payload: SeatIn) -> Status[Json]:
     seat_no = lifecycle.sit(
-        village_id=village_id,
-        user=require_user(request),
+        **actor(request, village_id),
         handle_name=payload.handle_name,
         icon_id=payload.icon,
         trip=payload.trip,
@@ -238,43 +244,31 @@ def sit(request: HttpRequest, village_id: int, payload: SeatIn) -> Status[Json]:
     "/villages/{village_id}/seats/me", response=answers({204: None}, *WRITE), summary="Leave"
 )
 def leave(request: HttpRequest, village_id: int) -> Status[None]:
-    lifecycle.leave(village_id=village_id, user=require_user(request))
+    lifecycle.leave(**actor(request, village_id))
     return Status(204, None)
 
 
 @command("bots", "Fill empty seats with bots (the host or staff, before the start)", status=201)
 def add_bots(request: HttpRequest, village_id: int, payload: BotsIn) -> Status[Json]:
-    seat_nos = bot_seats.add_bots(
-        village_id=village_id,
-        user=require_user(request),
-        count=payload.count,
-        strategy=payload.strategy,
-    )
+    seat_nos = bot_seats.add_bots(**actor(request, village_id), **payload.model_dump())
     return Status(201, {"seat_nos": seat_nos})
 
 
 @command("start-vote", "Vote to start")
 def start_vote(request: HttpRequest, village_id: int) -> Json:
-    started = lifecycle.vote_start(village_id=village_id, user=require_user(request))
+    started = lifecycle.vote_start(**actor(request, village_id))
     return {"started": started}
 
 
 @command("kick-votes", "Vote to kick a seat")
 def kick_vote(request: HttpRequest, village_id: int, payload: KickIn) -> Json:
-    kicked = lifecycle.kick_vote(
-        village_id=village_id, user=require_user(request), target=payload.seat_no
-    )
+    kicked = lifecycle.kick_vote(**actor(request, village_id), target=payload.seat_no)
     return {"kicked": kicked}
 
 
 @command("cast", "Fix the cast (staff)")
 def fix_cast(request: HttpRequest, village_id: int, payload: CastIn) -> Json:
-    lifecycle.fix_cast(
-        village_id=village_id,
-        user=require_user(request),
-        roles=payload.roles,
-        sub_roles=payload.sub_roles,
-    )
+    lifecycle.fix_cast(**actor(request, village_id), **payload.model_dump())
     return {"roles": payload.roles, "sub_roles": payload.sub_roles}
 
 
@@ -307,13 +301,7 @@ def messages(request: HttpRequest, village_id: int, after: int = 0) -> Json:
 )
 @idempotent
 def post_message(request: HttpRequest, village_id: int, payload: MessageIn) -> Status[Json]:
-    posted = play.post_message(
-        village_id=village_id,
-        user=require_user(request),
-        text=payload.text,
-        channel=payload.channel,
-        volume=payload.volume,
-    )
+    posted = play.post_message(**actor(request, village_id), **payload.model_dump())
     if posted.message is None:  # a will: kept until the morning after its writer's death
         return Status(200, {"channel": "will", "will": posted.will})
     assert posted.seen is not None  # a speaker always sees their own line
@@ -322,24 +310,19 @@ def post_message(request: HttpRequest, village_id: int, payload: MessageIn) -> S
 
 @command("vote", "The day's execution vote")
 def vote(request: HttpRequest, village_id: int, payload: VoteIn) -> Json:
-    done = play.vote(village_id=village_id, user=require_user(request), target=payload.target)
+    done = play.vote(**actor(request, village_id), **payload.model_dump())
     return {"tally_done": done}
 
 
 @command("night-action", "A night action")
 def night_action(request: HttpRequest, village_id: int, payload: NightActionIn) -> Json:
-    dawn = play.night_action(
-        village_id=village_id,
-        user=require_user(request),
-        action=payload.action,
-        targets=payload.targets,
-    )
+    dawn = play.night_action(**actor(request, village_id), **payload.model_dump())
     return {"ok": True, "dawn": dawn}
 
 
 @command("objection", "異議あり")
 def objection(request: HttpRequest, village_id: int) -> Json:
-    left = play.object_(village_id=village_id, user=require_user(request))
+    left = play.object_(**actor(request, village_id))
     return {"objections_left": left}
 
 

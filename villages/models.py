@@ -17,6 +17,7 @@ from django.dispatch import receiver
 from django.templatetags.static import static
 from django.utils.translation import gettext_lazy as _
 
+from accounts.models import kept_user_ref
 from villages.engine.visibility import public_line
 
 
@@ -104,13 +105,7 @@ class Village(models.Model):
     seed = models.BigIntegerField(_("乱数の種"), default=0)
     version = models.PositiveIntegerField(_("版"), default=0)
     deadline_at = models.DateTimeField(_("次の期限"), null=True, blank=True, db_index=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        verbose_name=_("作成者"),
-    )
+    created_by = kept_user_ref(verbose_name=_("作成者"))
     created_at = models.DateTimeField(_("作成"), auto_now_add=True)
     started_at = models.DateTimeField(_("開始"), null=True, blank=True)
     ended_at = models.DateTimeField(_("終了"), null=True, blank=True)
@@ -133,14 +128,7 @@ class Seat(models.Model):
         Village, on_delete=models.CASCADE, related_name="seats", verbose_name=_("村")
     )
     seat_no = models.PositiveSmallIntegerField(_("席番号"))
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="seats",
-        verbose_name=_("ユーザー"),
-    )
+    user = kept_user_ref(related_name="seats", verbose_name=_("ユーザー"))
     handle_name = models.CharField(_("ハンドル名"), max_length=40)
     icon = models.ForeignKey(
         Icon, null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("アイコン")
