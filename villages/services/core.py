@@ -22,6 +22,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from jinro_site.prepared import Prepared
 from villages import line_numbers, texts
 from villages.engine import GameState, Phase, Post, Step
 from villages.engine import game as engine
@@ -71,6 +72,16 @@ def run(
     return run_posting(village_id, command, now=now, skip_locked=skip_locked)[0]
 
 
+# Every command reads its village's row, locked: compiled once (jinro_site/prepared.py).
+_FOR_UPDATE = {
+    skip: Prepared(
+        lambda pk, skip=skip: Village.objects.select_for_update(skip_locked=skip).filter(pk=pk),
+        -1,
+    )
+    for skip in (False, True)
+}
+
+
 def run_posting(
     village_id: int,
     command: Command[T],
@@ -82,11 +93,7 @@ def run_posting(
     for _ in range(RETRIES):
         try:
             with gate.write_turn(village_id), transaction.atomic():
-                village = (
-                    Village.objects.select_for_update(skip_locked=skip_locked)
-                    .filter(pk=village_id)
-                    .first()
-                )
+                village = _FOR_UPDATE[skip_locked].first(village_id)
                 if village is None:
                     raise NotFound(gettext_noop("村が見つかりません。"))
                 loaded = snapshot(village)

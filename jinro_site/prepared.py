@@ -1,0 +1,76 @@
+"""Reads on every request's path, compiled by the ORM once instead of on every call.
+
+Building a query's SQL is most of what a one-row ORM read costs (about 0.5 ms, against
+0.03 ms for running it), and a posted line makes such reads for its token and for its
+village. A `Prepared` read keeps what the ORM compiled — the SQL, its converters, the
+columns of each model — and runs it again with a new parameter; the rows come back
+through the ORM's own converters and model loaders, so they are what the queryset gives.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.models import Model, QuerySet
+from django.db.models.query import get_related_populators
+
+M = TypeVar("M", bound=Model)
+
+
+class _Compiled:
+    def __init__(self, queryset: QuerySet[Any], sample: object, alias: str) -> None:
+        self.connection = connections[alias]
+        self.compiler = queryset.query.get_compiler(using=alias)
+        self.sql, params = self.compiler.as_sql()
+        self.params = list(params)
+        found = [i for i, p in enumerate(self.params) if p == sample]
+        if len(found) != 1:
+            raise ValueError(f"the sample parameter {sample!r} must stand once in {params!r}")
+        self.at = found[0]
+        klass_info, select = self.compiler.klass_info, self.compiler.select
+        self.model = klass_info["model"]
+        fields = klass_info["select_fields"]
+        self.start, self.end = fields[0], fields[-1] + 1
+        self.columns = [f[0].target.attname for f in select[self.start : self.end]]
+        self.related = get_related_populators(klass_info, select, alias)
+
+
+class Prepared(Generic[M]):
+    """The first row of `make(parameter)` (a queryset with one parameter), as a model
+    instance with its `select_related` rows, or None. `sample` is a value of the
+    parameter's type that the queryset is compiled with; it must appear once in the
+    compiled parameters. Compiled once per thread (each thread has its connection)."""
+
+    def __init__(
+        self,
+        make: Callable[[Any], QuerySet[M]],
+        sample: object,
+        alias: str = DEFAULT_DB_ALIAS,
+    ) -> None:
+        self.make, self.sample, self.alias = make, sample, alias
+        self.local = threading.local()
+
+    def _compiled(self) -> _Compiled:
+        compiled: _Compiled | None = getattr(self.local, "compiled", None)
+        if compiled is None or compiled.connection is not connections[self.alias]:
+            compiled = _Compiled(self.make(self.sample)[:1], self.sample, self.alias)
+            self.local.compiled = compiled
+        return compiled
+
+    def first(self, parameter: object) -> M | None:
+        c = self._compiled()
+        params = list(c.params)
+        params[c.at] = parameter
+        with c.connection.cursor() as cursor:
+            cursor.execute(c.sql, params)
+            rows = cursor.fetchmany(1)
+        if not rows:
+            return None
+        row = next(iter(c.compiler.results_iter(results=[rows])))
+        obj: M = c.model.from_db(self.alias, c.columns, row[c.start : c.end])
+        for related in c.related:
+            related.populate(row, obj)
+        return obj
