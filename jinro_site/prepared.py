@@ -74,3 +74,70 @@ class Prepared(Generic[M]):
         for related in c.related:
             related.populate(row, obj)
         return obj
+
+
+class Insert(Generic[M]):
+    """INSERT of `model` rows, one statement a row, every concrete field but the pk, which
+    comes back (RETURNING: PostgreSQL, SQLite ≥ 3.35). Values are prepared as the ORM's
+    save prepares them (`pre_save`: auto_now_add; `get_db_prep_save`: JSON, datetimes)."""
+
+    def __init__(self, model: type[M], alias: str = DEFAULT_DB_ALIAS) -> None:
+        meta = model._meta
+        self.alias = alias
+        self.fields = [f for f in meta.concrete_fields if not f.generated and not f.primary_key]
+        qn = connections[alias].ops.quote_name
+        columns = ", ".join(qn(f.column) for f in self.fields)
+        marks = ", ".join(["%s"] * len(self.fields))
+        self.sql = (
+            f"INSERT INTO {qn(meta.db_table)} ({columns}) VALUES ({marks}) "
+            f"RETURNING {qn(meta.pk.column)}"
+        )
+
+    def save(self, objs: list[M]) -> list[M]:
+        connection = connections[self.alias]
+        with connection.cursor() as cursor:
+            for obj in objs:
+                params = [
+                    f.get_db_prep_save(f.pre_save(obj, True), connection) for f in self.fields
+                ]
+                cursor.execute(self.sql, params)
+                obj.pk = cursor.fetchone()[0]
+                obj._state.adding = False
+                obj._state.db = self.alias
+        return objs
+
+
+class Update(Generic[M]):
+    """UPDATE of `fields` of the rows whose `where` fields equal the values given, adding 1
+    to `counter` (a version); returns how many rows changed. Values are prepared as the
+    ORM's update prepares them."""
+
+    def __init__(
+        self,
+        model: type[M],
+        fields: list[str],
+        where: list[str],
+        counter: str,
+        alias: str = DEFAULT_DB_ALIAS,
+    ) -> None:
+        meta = model._meta
+        self.alias = alias
+        self.fields = [meta.get_field(name) for name in fields]
+        self.where = [meta.get_field(name) for name in where]
+        qn = connections[alias].ops.quote_name
+        counted = qn(meta.get_field(counter).column)
+        sets = ", ".join(
+            [*(f"{qn(f.column)} = %s" for f in self.fields), f"{counted} = {counted} + 1"]
+        )
+        matches = " AND ".join(f"{qn(f.column)} = %s" for f in self.where)
+        self.sql = f"UPDATE {qn(meta.db_table)} SET {sets} WHERE {matches}"
+
+    def run(self, values: dict[str, Any], where: list[Any]) -> int:
+        connection = connections[self.alias]
+        params = [f.get_db_prep_save(values[f.name], connection) for f in self.fields]
+        params += [
+            f.get_db_prep_value(v, connection) for f, v in zip(self.where, where, strict=True)
+        ]
+        with connection.cursor() as cursor:
+            cursor.execute(self.sql, params)
+            return cursor.rowcount

@@ -22,7 +22,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from jinro_site.prepared import Prepared
+from jinro_site.prepared import Insert, Prepared, Update
 from villages import line_numbers, texts
 from villages.engine import GameState, Phase, Post, Step
 from villages.engine import game as engine
@@ -82,6 +82,31 @@ _FOR_UPDATE = {
 }
 
 
+# What every command writes: its lines, and its village row's new version (compare-and-set
+# on the version it read; the columns are all that `_save` sets).
+_INSERT_LINE = Insert(Message)
+_SAVE_VILLAGE = Update(
+    Village,
+    fields=[
+        "status",
+        "phase",
+        "day",
+        "winner",
+        "abandoned",
+        "practice",
+        "seated",
+        "game",
+        "deadline_at",
+        "started_at",
+        "ended_at",
+        "last_line",
+        "public_lines",
+    ],
+    where=["id", "version"],
+    counter="version",
+)
+
+
 def run_posting(
     village_id: int,
     command: Command[T],
@@ -136,10 +161,10 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
         "game": game_json(new),
         "deadline_at": engine.next_deadline(new, rules()),
     }
-    if any(isinstance(e, Started) for e in step.events):
-        fields["started_at"] = now
-    if any(isinstance(e, GameOver) for e in step.events):
-        fields["ended_at"] = now
+    started = any(isinstance(e, Started) for e in step.events)
+    fields["started_at"] = now if started else village.started_at
+    ended = any(isinstance(e, GameOver) for e in step.events)
+    fields["ended_at"] = now if ended else village.ended_at
     # The lines first: their ids go into the village row's compare-and-set below (a lost
     # race rolls them back with the rest).
     posts = [e for e in step.events if isinstance(e, Post)]
@@ -163,14 +188,10 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
                 public_no=counted,
             )
         )
-    messages = Message.objects.bulk_create(rows)
-    if messages:
-        fields["last_line"] = max(m.pk for m in messages)
-        fields["public_lines"] = counted
-    updated = Village.objects.filter(pk=village.pk, version=village.version).update(
-        version=F("version") + 1, **fields
-    )
-    if updated != 1:
+    messages = _INSERT_LINE.save(rows)
+    fields["last_line"] = max((m.pk for m in messages), default=village.last_line)
+    fields["public_lines"] = counted
+    if _SAVE_VILLAGE.run(fields, [village.pk, village.version]) != 1:
         raise _VersionConflict()
     for name, value in fields.items():
         setattr(village, name, value)
