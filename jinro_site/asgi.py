@@ -13,13 +13,12 @@ from jinro_site.handler import OneHopASGIHandler  # noqa: E402
 
 django_application = OneHopASGIHandler()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from jinro_site.media_asgi import MediaFiles  # noqa: E402
 from jinro_site.runtime import tune_gc_for_a_server  # noqa: E402
-from jinro_site.wsorigin import SessionOriginValidator  # noqa: E402
+from jinro_site.wsorigin import SessionOriginValidator, SessionUser  # noqa: E402
 from villages.routing import websocket_urlpatterns  # noqa: E402
 
 http_application = (
@@ -29,7 +28,7 @@ http_application = (
 application = ProtocolTypeRouter(
     {
         "http": http_application,
-        "websocket": SessionOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": SessionOriginValidator(SessionUser(URLRouter(websocket_urlpatterns))),
     }
 )
 

@@ -1,12 +1,13 @@
 """WebSocket endpoint of a village: `/ws/villages/<id>/` (API.md, "WebSocket").
 
-Who is watching: the session's user (AuthMiddlewareStack) or `?token=<API token>`; the
-viewer is that user's seat in the village, else a spectator. The socket joins only its
-viewer's group (`villages.groups`), the village's roster signal and its user's group, and
-relays what `villages.services.push` computed for that viewer. Every frame, pushed or read
-here from the database, comes from `villages.selectors` / `villages.screenview`, i.e. from
-the engine's visibility function: a socket carries nothing its user may not see at that
-moment, and nothing at all for a change it may not see.
+Who is watching: the session's user (`jinro_site.wsorigin.SessionUser`) or `?token=<API
+token>`; the viewer is that user's seat in the village, else a spectator. The socket
+joins only its viewer's group (`villages.groups`), the village's roster signal and its
+user's group, and relays what `villages.services.push` computed for that viewer. Every
+frame, pushed or read here from the database, comes from `villages.selectors` /
+`villages.screenview`, i.e. from the engine's visibility function: a socket carries
+nothing its user may not see at that moment, and nothing at all for a change it may not
+see.
 
 Two flavours share one endpoint:
 

@@ -424,21 +424,28 @@ def state_dict(view: View, now: datetime | None = None) -> StateDict:
     }
 
 
-def state_frame_text(view: View) -> str:
+def state_frame_text(view: View, alike: dict[str, str] | None = None) -> str:
     """`{"type": "state", "state": state_dict(view)}` as the socket sends it. The seats,
     `me` and votes are encoded once per viewer and version (and carried over with them,
-    `carry_over`): a line of the day re-encodes only the village and the clock."""
+    `carry_over`); what is the same for every viewer now (the village, the clock, the
+    winner) once per `alike`, a dict the caller keeps for one moment (a push's commit)."""
     loaded, viewer = view.loaded, view.viewer
-    state = state_dict(view)
+    public = _public(loaded)
+    alike = {} if alike is None else alike
+    if not alike:
+        winner = view.state.winner
+        alike["village"] = encode(public["village"])
+        alike["clock"] = encode(clock_dict(view.state))
+        alike["winner"] = encode(winner.value if winner else None)
     pieces = {
-        "village": encode(state["village"]),
-        "clock": encode(state["clock"]),
-        "seats": _memo(loaded, ("seats_text", viewer), lambda: encode(state["seats"])),
-        "me": _memo(loaded, ("me_text", viewer), lambda: encode(state["me"])),
-        "votes": _memo(loaded, ("votes_text",), lambda: encode(state["votes"])),
-        "winner": encode(state["winner"]),
+        "village": alike["village"],
+        "clock": alike["clock"],
+        "seats": _memo(loaded, ("seats_text", viewer), lambda: encode(_seats(loaded, viewer))),
+        "me": _memo(loaded, ("me_text", viewer), lambda: encode(_me(loaded, viewer))),
+        "votes": _memo(loaded, ("votes_text",), lambda: encode(public["votes"])),
+        "winner": alike["winner"],
     }
-    assert pieces.keys() == state.keys()
+    assert pieces.keys() == StateDict.__annotations__.keys()
     inner = ",".join(f'"{key}":{text}' for key, text in pieces.items())
     return '{"type":"state","state":{' + inner + "}}"
 

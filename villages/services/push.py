@@ -128,6 +128,7 @@ class _Commit:
         self._seen: dict[tuple[int, str, int | None], dict[str, Any]] = {}
         self._frames: dict[int, list[Any]] = {}  # by id() of a dict kept in `_seen`
         self._cues_encoded: list[list[Any]] | None = None
+        self._alike: dict[str, str] = {}  # the state frames' parts every viewer shares
 
     # -- what every flavour needs ---------------------------------------------------------
 
@@ -176,7 +177,7 @@ class _Commit:
         lines = self.lines(viewer)
         frames = [self._line_frame(m) for m in lines] + self._cue_frames()
         if self.state_changed(viewer):
-            text = self.sel.state_frame_text(self.sel.View(self.after, viewer))
+            text = self.sel.state_frame_text(self.sel.View(self.after, viewer), self._alike)
             frames.append(["state", None, text])
         widen = viewer in self.widened
         if not frames and not widen:
