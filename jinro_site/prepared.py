@@ -36,6 +36,14 @@ class _Compiled:
         self.start, self.end = fields[0], fields[-1] + 1
         self.columns = [f[0].target.attname for f in select[self.start : self.end]]
         self.related = get_related_populators(klass_info, select, alias)
+        selected = [column[0] for column in select[: self.compiler.col_count]]
+        self.converters = self.compiler.get_converters(selected)
+
+
+def _in_range(number: int, connection: Any) -> bool:
+    """Whether a BIGINT column (the ids here) can hold `number`."""
+    low, high = connection.ops.integer_field_range("BigIntegerField")
+    return low <= number <= high
 
 
 class Prepared(Generic[M]):
@@ -62,6 +70,8 @@ class Prepared(Generic[M]):
 
     def first(self, parameter: object) -> M | None:
         c = self._compiled()
+        if isinstance(parameter, int) and not _in_range(parameter, c.connection):
+            return None  # as the ORM's lookup: no row has an id the column cannot hold
         params = list(c.params)
         params[c.at] = parameter
         with c.connection.cursor() as cursor:
@@ -69,7 +79,9 @@ class Prepared(Generic[M]):
             rows = cursor.fetchmany(1)
         if not rows:
             return None
-        row = next(iter(c.compiler.results_iter(results=[rows])))
+        row = rows[0]
+        if c.converters:
+            row = next(iter(c.compiler.apply_converters(rows, c.converters)))
         obj: M = c.model.from_db(self.alias, c.columns, row[c.start : c.end])
         for related in c.related:
             related.populate(row, obj)

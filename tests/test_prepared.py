@@ -67,3 +67,10 @@ def test_the_sample_must_stand_once_among_the_parameters() -> None:
     both = Prepared(lambda v: Profile.objects.filter(api_token=v, language=v), "x")
     with pytest.raises(ValueError, match="must stand once"):
         both.first("x")
+
+
+def test_an_id_no_column_can_hold_finds_nothing_as_with_the_orm() -> None:
+    by_id = Prepared(lambda pk: Profile.objects.filter(pk=pk), -1)
+    assert Profile.objects.filter(pk=2**63).first() is None
+    assert by_id.first(2**63) is None
+    assert by_id.first(-(2**63) - 1) is None

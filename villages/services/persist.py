@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from jinro_site.prepared import Prepared
 from villages.engine import (
     Ability,
     Ballot,
@@ -243,16 +244,19 @@ def snapshot(village: Village) -> Loaded:
     return found
 
 
+# Which version a village is at: every read of a snapshot asks it (compiled once).
+_VERSION = Prepared(
+    lambda pk: Village.objects.only("version", "seed", "created_at").filter(pk=pk), -1
+)
+
+
 def snapshot_of(village_id: int) -> Loaded | None:
     """The village as committed now (one small query when its version is known here)."""
-    found = (
-        Village.objects.filter(pk=village_id).values_list("version", "seed", "created_at").first()
-    )
+    found = _VERSION.first(village_id)
     if found is None:
         return None
-    probe = Village(pk=village_id, version=found[0], seed=found[1])
-    cached = SNAPSHOTS.get(snapshot_key(probe))
-    if cached is not None and cached.village.created_at == found[2]:
+    cached = SNAPSHOTS.get(snapshot_key(found))
+    if cached is not None and cached.village.created_at == found.created_at:
         return cached
     village = Village.objects.filter(pk=village_id).first()
     if village is None:
@@ -360,25 +364,27 @@ def save_seats(loaded: Loaded, new: GameState, kicked: set[int]) -> dict[int, Se
 
 
 def save_records(village: Village, old: GameState, new: GameState) -> None:
-    """Append the ballots and night actions the command added."""
-    BallotRow.objects.bulk_create(
-        BallotRow(
-            village=village,
-            day=b.day,
-            round=b.round,
-            voter=b.voter,
-            target=b.target,
-            weight=b.weight,
+    """Append the ballots and night actions the command added (most add none)."""
+    if ballots := new.ballots[len(old.ballots) :]:
+        BallotRow.objects.bulk_create(
+            BallotRow(
+                village=village,
+                day=b.day,
+                round=b.round,
+                voter=b.voter,
+                target=b.target,
+                weight=b.weight,
+            )
+            for b in ballots
         )
-        for b in new.ballots[len(old.ballots) :]
-    )
-    NightActionRow.objects.bulk_create(
-        NightActionRow(
-            village=village,
-            day=a.day,
-            seat_no=a.seat_no,
-            ability=a.ability.value,
-            targets=list(a.targets),
+    if actions := new.actions[len(old.actions) :]:
+        NightActionRow.objects.bulk_create(
+            NightActionRow(
+                village=village,
+                day=a.day,
+                seat_no=a.seat_no,
+                ability=a.ability.value,
+                targets=list(a.targets),
+            )
+            for a in actions
         )
-        for a in new.actions[len(old.actions) :]
-    )
