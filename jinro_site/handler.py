@@ -33,6 +33,7 @@ from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.http import FileResponse, HttpResponseBase
 from django.urls import set_script_prefix
 
+from jinro_site.runtime import ARRIVED
 from jinro_site.views import overloaded
 
 # Threads that serve requests; each keeps its own database connection.
@@ -75,7 +76,11 @@ class OneHopASGIHandler(ASGIHandler):
         signals.request_started.send(sender=self.__class__, scope=scope)
         request, response = self.create_request(scope, body_file)
         if request is not None:
-            response = self.get_response(request)
+            arrived = ARRIVED.set(queued)
+            try:
+                response = self.get_response(request)
+            finally:
+                ARRIVED.reset(arrived)
         response._handler_class = self.__class__
         if isinstance(response, FileResponse):
             response.block_size = self.chunk_size

@@ -18,6 +18,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from asgiref.sync import async_to_sync
@@ -27,6 +28,10 @@ from channels.layers import get_channel_layer
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+# When the request being served arrived (`time.monotonic()`; None outside a request): the
+# waits of its work share one budget from then (villages.services.gate).
+ARRIVED: ContextVar[float | None] = ContextVar("arrived", default=None)
 
 
 class LoopThread:

@@ -110,3 +110,40 @@ def test_an_overloaded_site_refuses_quickly_in_the_error_shape_and_commits_only_
     )
     assert committed == answered
     assert "Traceback" not in _small_site.log()
+
+
+def test_the_wait_for_a_thread_comes_off_the_wait_for_the_write_turn(settings) -> None:
+    """One budget from the request's arrival: a command whose request already waited its
+    `JINRO_WRITE_WAIT_MS` for a thread is refused at once when the turn is taken, not
+    after waiting as long again (and outside a request it waits the whole budget)."""
+    from jinro_site.runtime import ARRIVED
+    from villages.services import gate
+    from villages.services.errors import Overloaded
+
+    settings.JINRO_WRITE_WAIT_MS = 400
+    taken, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with gate.write_turn(1):
+            taken.set()
+            done.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    taken.wait(10)
+    try:
+        started = time.monotonic()
+        token = ARRIVED.set(started - 0.39)  # 390 of its 400 ms spent waiting for a thread
+        try:
+            with pytest.raises(Overloaded), gate.write_turn(1):
+                pass
+        finally:
+            ARRIVED.reset(token)
+        assert time.monotonic() - started < 0.2
+        started = time.monotonic()
+        with pytest.raises(Overloaded), gate.write_turn(1):
+            pass
+        assert time.monotonic() - started >= 0.39
+    finally:
+        done.set()
+        holder.join()
