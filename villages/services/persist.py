@@ -365,26 +365,27 @@ def save_seats(loaded: Loaded, new: GameState, kicked: set[int]) -> dict[int, Se
 
 def save_records(village: Village, old: GameState, new: GameState) -> None:
     """Append the ballots and night actions the command added (most add none)."""
-    if ballots := new.ballots[len(old.ballots) :]:
-        BallotRow.objects.bulk_create(
-            BallotRow(
-                village=village,
-                day=b.day,
-                round=b.round,
-                voter=b.voter,
-                target=b.target,
-                weight=b.weight,
-            )
-            for b in ballots
+    ballots = [
+        BallotRow(
+            village=village,
+            day=b.day,
+            round=b.round,
+            voter=b.voter,
+            target=b.target,
+            weight=b.weight,
         )
-    if actions := new.actions[len(old.actions) :]:
-        NightActionRow.objects.bulk_create(
-            NightActionRow(
-                village=village,
-                day=a.day,
-                seat_no=a.seat_no,
-                ability=a.ability.value,
-                targets=list(a.targets),
-            )
-            for a in actions
+        for b in new.ballots[len(old.ballots) :]
+    ]
+    actions = [
+        NightActionRow(
+            village=village,
+            day=a.day,
+            seat_no=a.seat_no,
+            ability=a.ability.value,
+            targets=list(a.targets),
         )
+        for a in new.actions[len(old.actions) :]
+    ]
+    for rows in (ballots, actions):
+        if rows:
+            type(rows[0]).objects.bulk_create(rows)
