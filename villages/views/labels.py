@@ -26,19 +26,15 @@ SUB_ROLE = {
     "decider": gettext_lazy("決定者"),
     "authority": gettext_lazy("権力者"),
 }
-TEAM = {
-    "village": gettext_lazy("村人陣営"),
-    "wolves": gettext_lazy("人狼陣営"),
-    "fox": gettext_lazy("妖狐陣営"),
-    "lovers": gettext_lazy("恋人陣営"),
+# Each team's name and the words of its victory, side by side.
+_TEAMS = {
+    "village": (gettext_lazy("村人陣営"), gettext_lazy("村人の勝利")),
+    "wolves": (gettext_lazy("人狼陣営"), gettext_lazy("人狼の勝利")),
+    "fox": (gettext_lazy("妖狐陣営"), gettext_lazy("妖狐の勝利")),
+    "lovers": (gettext_lazy("恋人陣営"), gettext_lazy("恋人の勝利")),
 }
-WINNER = {
-    "village": gettext_lazy("村人の勝利"),
-    "wolves": gettext_lazy("人狼の勝利"),
-    "fox": gettext_lazy("妖狐の勝利"),
-    "lovers": gettext_lazy("恋人の勝利"),
-    "draw": gettext_lazy("引き分け"),
-}
+TEAM = {team: name for team, (name, _won) in _TEAMS.items()}
+WINNER = {team: won for team, (_name, won) in _TEAMS.items()} | {"draw": gettext_lazy("引き分け")}
 DEATH = {
     "executed": gettext_lazy("処刑"),
     "attacked": gettext_lazy("襲撃"),
