@@ -440,3 +440,24 @@ def test_language_switch_saves_the_profile_and_translates_pages(waiting):
     assert "Create a village" in html
     html = client.get(f"/villages/{waiting.id}/up/").content.decode()
     assert "Objection" in html and "Auto refresh" in html
+
+
+def test_the_lower_pane_reads_its_log_in_queries_that_do_not_grow_with_it(day_two):
+    """Every line is read whole with its phase: a column left out of the read would be
+    fetched again per line (an N+1 on the busiest page)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries_for_a_fresh_pane() -> int:
+        clear_caches()
+        client = day_two.client(4)
+        client.get(f"/villages/{day_two.id}/down/")  # session, profile: read once
+        clear_caches()
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(f"/villages/{day_two.id}/down/").status_code == 200
+        return len(captured)
+
+    few = queries_for_a_fresh_pane()
+    for n in range(30):
+        play.post_message(village_id=day_two.id, user=day_two.user(4 + n % 4), text=f"行{n}")
+    assert queries_for_a_fresh_pane() == few

@@ -257,6 +257,7 @@ def _messages(
             "code",
             "params",
             "public_no",
+            "created_at",  # message_dict's: a deferred column would be a query per line
         )
         .order_by("id")
     )
