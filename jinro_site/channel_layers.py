@@ -220,6 +220,12 @@ class InMemoryChannelLayer(_InMemory):
     expired entries are swept at most once a second, and a group's members are sent to in
     turn. It also says which groups have members, so that a push computes frames only for
     viewers somebody watches (`listening_now`).
+
+    A message is copied once when it is sent, not once per receiving channel: its
+    receivers share the copy and only read it (as a message read from Redis is the
+    receiver's own, one sent here is no longer the sender's). One commit's push sends one
+    envelope to every socket of the viewers who see it alike (`group_send_many`, one copy
+    for all of them); a copy per socket was a third of a line's cost with 21 screens.
     """
 
     SWEEP_EVERY = 1.0
@@ -246,8 +252,11 @@ class InMemoryChannelLayer(_InMemory):
         assert isinstance(message, dict), "message is not a dict"
         self.require_valid_channel_name(channel)
         self._sweep()
+        self._put(channel, copy.deepcopy(message))
+
+    def _put(self, channel: str, message: dict[str, Any]) -> None:
         try:
-            self._queue(channel).put_nowait((time.time() + self.expiry, copy.deepcopy(message)))
+            self._queue(channel).put_nowait((time.time() + self.expiry, message))
         except asyncio.QueueFull:
             raise ChannelFull(channel) from None
 
@@ -270,14 +279,28 @@ class InMemoryChannelLayer(_InMemory):
         return message
 
     async def group_send(self, group: str, message: dict[str, Any]) -> None:
-        assert isinstance(message, dict), "message is not a dict"
-        self.require_valid_group_name(group)
+        await self.group_send_many([(group, message)])
+
+    async def group_send_many(self, sends: list[tuple[str, dict[str, Any]]]) -> None:
+        """`group_send` of each (group, message) in order; a message that goes to several
+        groups is copied once for all of them."""
+        for group, message in sends:
+            assert isinstance(message, dict), "message is not a dict"
+            self.require_valid_group_name(group)
         self._sweep()
-        for channel in list(self.groups.get(group, ())):
-            try:
-                await self.send(channel, message)
-            except ChannelFull:  # as channels does, a full one misses it; but it will know
-                self._missed.add(channel)
+        copies: dict[int, dict[str, Any]] = {}  # by id(): `sends` keeps the originals alive
+        for group, message in sends:
+            members = self.groups.get(group)
+            if not members:
+                continue
+            copied = copies.get(id(message))
+            if copied is None:
+                copied = copies[id(message)] = copy.deepcopy(message)
+            for channel in list(members):
+                try:
+                    self._put(channel, copied)
+                except ChannelFull:  # as channels does, a full one misses it; but it will know
+                    self._missed.add(channel)
 
     def listening_now(self, groups: list[str]) -> set[str]:
         return {group for group in groups if self.groups.get(group)}

@@ -300,6 +300,31 @@ async def test_a_channel_that_missed_a_group_message_is_told_to_catch_up():
     assert await layer.receive("specific.one") == {"type": "push", "n": 3}  # told once
 
 
+async def test_a_message_sent_to_many_groups_is_copied_once_and_is_no_longer_the_senders():
+    """A push sends one envelope to the groups of every viewer who sees a commit alike:
+    each member gets it, in order, as it was when sent, and the copy is made once."""
+    from jinro_site.channel_layers import InMemoryChannelLayer
+
+    layer = InMemoryChannelLayer()
+    channels = {f"g{n}": f"specific.{n}" for n in range(5)}
+    for group, channel in channels.items():
+        await layer.group_add(group, channel)
+    await layer.group_add("g0", "specific.extra")
+    envelope = {"type": "push", "viewers": [[n, 100 + n] for n in range(5)]}
+    first, second = {"type": "push", "n": 1}, {"type": "push", "n": 2}
+    await layer.group_send_many(
+        [(g, envelope) for g in channels] + [("g0", first), ("nobody", first), ("g4", second)]
+    )
+    envelope["viewers"].append([9, 9])  # the sender's dict: no receiver sees this
+    got = {c: await layer.receive(c) for c in [*channels.values(), "specific.extra"]}
+    sent = {"type": "push", "viewers": [[n, 100 + n] for n in range(5)]}
+    assert all(m == sent for m in got.values())
+    assert len({id(m) for m in got.values()}) == 1  # one copy for every receiver
+    assert await layer.receive("specific.0") == first
+    assert await layer.receive("specific.extra") == first
+    assert await layer.receive("specific.4") == second
+
+
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
 async def test_websocket_round_trip_through_redis_layer(channel_layer):
