@@ -76,6 +76,7 @@ from django.conf import settings
 from django.db import connections
 from django.utils import translation
 
+from jinro_site.wire import Wire
 from villages.groups import (
     USER_CHANGED,
     VILLAGE_EVENTS,
@@ -364,6 +365,7 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         self.channel_layer = get_channel_layer(self.channel_layer_alias)
         self.channel_name = await self.channel_layer.new_channel()
         self.base_send = send
+        self.wire = Wire(send)
 
         async def from_layer() -> None:
             while True:
@@ -780,11 +782,12 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
             await self.send_json(frame)
 
     async def _send_texts(self, texts: list[str]) -> None:
-        """Frames encoded already (by the push, or once for every socket of a delta)."""
+        """Frames encoded already (by the push, or once for every socket of a delta): framed
+        once for every socket that sends them (`jinro_site.wire`)."""
         if self._closed:
             return
         for text in texts:
-            await self.send(text_data=text)
+            await self.wire.text(text)
 
     async def _error(self, code: str, message: str) -> None:
         await self._emit([{"type": "error", "error": {"code": code, "message": message}}])
