@@ -225,7 +225,9 @@ class InMemoryChannelLayer(_InMemory):
     receivers share the copy and only read it (as a message read from Redis is the
     receiver's own, one sent here is no longer the sender's). One commit's push sends one
     envelope to every socket of the viewers who see it alike (`group_send_many`, one copy
-    for all of them); a copy per socket was a third of a line's cost with 21 screens.
+    for all of them); a copy per socket was a third of a line's cost with 21 screens. A
+    push from a request's thread is posted to the consumers' loop without waiting for it
+    (`post_many`): the thread does not wait for a loop that is busy with the sockets.
     """
 
     SWEEP_EVERY = 1.0
@@ -233,6 +235,7 @@ class InMemoryChannelLayer(_InMemory):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._swept = 0.0
+        self._loop: asyncio.AbstractEventLoop | None = None
         # Channels whose queue was full when a group message came: it missed that one.
         self._missed: set[str] = set()
 
@@ -278,27 +281,60 @@ class InMemoryChannelLayer(_InMemory):
             queue.put_nowait((time.time() + self.expiry, dict(RECONNECTED)))
         return message
 
+    async def group_add(self, group: str, channel: str) -> None:
+        self._loop = asyncio.get_running_loop()  # the loop of the consumers that listen
+        await super().group_add(group, channel)
+
     async def group_send(self, group: str, message: dict[str, Any]) -> None:
-        await self.group_send_many([(group, message)])
+        self._deliver(self._copied([(group, message)]))
 
     async def group_send_many(self, sends: list[tuple[str, dict[str, Any]]]) -> None:
         """`group_send` of each (group, message) in order; a message that goes to several
         groups is copied once for all of them."""
+        self._deliver(self._copied(sends))
+
+    def post_many(self, sends: list[tuple[str, dict[str, Any]]]) -> bool:
+        """`group_send_many` from any thread, without waiting for it: copied here, then
+        queued on the loop of the consumers, which runs such calls first in, first out, so
+        that pushes keep the order in which they were posted. False where no loop listens
+        (nothing is sent)."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return False
+        copied = self._copied(sends)
+        try:
+            here = asyncio.get_running_loop()
+        except RuntimeError:
+            here = None
+        if here is loop:
+            self._deliver(copied)
+            return True
+        try:
+            loop.call_soon_threadsafe(self._deliver, copied)
+        except RuntimeError:  # the loop closed meanwhile
+            return False
+        return True
+
+    def _copied(self, sends: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+        """The sends, each message copied once however many groups it goes to."""
+        copies: dict[int, dict[str, Any]] = {}  # by id(): `sends` keeps the originals alive
+        out = []
         for group, message in sends:
             assert isinstance(message, dict), "message is not a dict"
             self.require_valid_group_name(group)
-        self._sweep()
-        copies: dict[int, dict[str, Any]] = {}  # by id(): `sends` keeps the originals alive
-        for group, message in sends:
-            members = self.groups.get(group)
-            if not members:
-                continue
             copied = copies.get(id(message))
             if copied is None:
                 copied = copies[id(message)] = copy.deepcopy(message)
-            for channel in list(members):
+            out.append((group, copied))
+        return out
+
+    def _deliver(self, sends: list[tuple[str, dict[str, Any]]]) -> None:
+        """Messages copied already, to every member of their groups (on the loop)."""
+        self._sweep()
+        for group, message in sends:
+            for channel in list(self.groups.get(group, ())):
                 try:
-                    self._put(channel, copied)
+                    self._put(channel, message)
                 except ChannelFull:  # as channels does, a full one misses it; but it will know
                     self._missed.add(channel)
 

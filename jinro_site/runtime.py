@@ -139,15 +139,17 @@ def group_send_many_sync(sends: Sequence[tuple[str, dict]]) -> list[BaseExceptio
     cancels the request, and asgiref passes the cancellation on to the task that
     `async_to_sync` runs here: the viewers after the cut would miss the commit's frames.
     So the sends run in a task of their own, shielded, and are awaited to the end.
+
+    An in-process layer (the embedded site's) takes the sends at once instead, queued on
+    its consumers' loop in the order they were posted (`InMemoryChannelLayer.post_many`).
     """
     if not sends:
         return []
+    layer = get_channel_layer()
+    if hasattr(type(layer), "post_many") and layer.post_many(list(sends)):
+        return []  # in-process: queued on the consumers' loop, in order (no wait, no hop)
 
     async def send_each() -> list[BaseException]:
-        layer = get_channel_layer()
-        if hasattr(type(layer), "group_send_many"):  # in-process: one copy per message
-            await layer.group_send_many(list(sends))
-            return []
         failures: list[BaseException] = []
         for group, message in sends:
             try:

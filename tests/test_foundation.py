@@ -325,6 +325,27 @@ async def test_a_message_sent_to_many_groups_is_copied_once_and_is_no_longer_the
     assert await layer.receive("specific.4") == second
 
 
+async def test_pushes_posted_from_threads_arrive_in_the_order_they_were_posted():
+    """A commit's push is posted to the consumers' loop without waiting for it (the gate
+    holds a village's turn until then): pushes keep their order, and each is the copy
+    made when it was posted."""
+    from jinro_site.channel_layers import InMemoryChannelLayer
+
+    layer = InMemoryChannelLayer()
+    assert not layer.post_many([("g", {"type": "push", "n": -1})])  # nobody listens yet
+    await layer.group_add("g", "specific.one")
+
+    def post_from_a_thread() -> None:
+        for n in range(50):
+            message = {"type": "push", "n": n}
+            assert layer.post_many([("g", message)])
+            message["n"] = "changed after posting"
+
+    await asyncio.get_running_loop().run_in_executor(None, post_from_a_thread)
+    got = [await layer.receive("specific.one") for _ in range(50)]
+    assert [m["n"] for m in got] == list(range(50))
+
+
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
 async def test_websocket_round_trip_through_redis_layer(channel_layer):
