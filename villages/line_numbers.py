@@ -83,12 +83,18 @@ class _HiddenRows:
 
     def advance(self, before: VillageLike, after: VillageLike, lines: Iterable[Line]) -> None:
         """A commit of this process posted `lines`: what it knew of the village up to
-        `before` goes on to `after` without a read."""
+        `before` goes on to `after` without a read (what it did not know yet, up to
+        `before`, is read first: once, and then every commit of the process carries it
+        on, so that its push numbers lines without reading)."""
         key = (after.pk, after.seed)
+        with self.lock:
+            known = self.data.get(key) is not None and self.tops.get(key) == before.last_line
+        if not known:
+            self.upto(before)
         with self.lock:
             rows = self.data.get(key)
             if rows is None or self.tops.get(key) != before.last_line:
-                return
+                return  # another commit (of another thread) went on meanwhile
             new = [(m.pk, m.public_no, m.kind, m.seat_no) for m in lines if not m.public]
             if new:
                 self.data[key] = rows + new

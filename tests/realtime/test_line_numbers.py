@@ -12,9 +12,9 @@ from channels.db import database_sync_to_async as db
 from django.test import Client
 
 from villages.line_numbers import SPAN
-from villages.models import Message
+from villages.models import Message, Village
 
-from .game import Game, make_user, started_village, token_of
+from .game import Game, make_user, started_village, to_day_two, token_of
 from .sockets import Screen, Socket, open_screen, open_socket
 from .test_silent_night import CAST_11, to_night_two
 
@@ -173,3 +173,33 @@ def test_the_migration_numbers_existing_lines_as_the_services_do():
 
     assert list(lines.order_by("id").values_list("public_no", flat=True)) == posted
     assert Village.objects.get(pk=game.village_id).public_lines == counted
+
+
+def test_a_process_carries_a_villages_hidden_lines_on_from_commit_to_commit(monkeypatch):
+    """Numbering a pushed line needs the village's lines kept from spectators. The process
+    that commits them carries them on (line_numbers.HIDDEN.advance): it reads them once,
+    not once a commit (that read was most of a push's cost with 21 screens)."""
+    from villages import line_numbers
+    from villages.services import push
+
+    reads, pushed = [], []
+    real = line_numbers._read
+    monkeypatch.setattr(line_numbers, "_read", lambda *a, **kw: reads.append(kw) or real(*a, **kw))
+    monkeypatch.setattr(push, "listening_sync", set)  # every viewer's screen listens:
+    monkeypatch.setattr(push, "group_send_many_sync", lambda sends: pushed.append(sends) or [])
+    game = started_village()  # night 1: a villager's talk is a monologue, a wolf's is heard
+    for n in range(3):
+        game.talk(4 + n, f"独り言{n}")
+        game.talk(1, f"遠吠え{n}")
+    to_day_two(game)
+    line_numbers.HIDDEN.clear()  # as in a process that has not met this village yet
+    game.talk(5, "おはよう")
+    reads.clear(), pushed.clear()  # the first commit that needs them reads what came before
+    for n in range(6):
+        game.talk(5 + n % 3, f"昼の発言{n}")
+    assert reads == [] and len(pushed) == 6
+    village = Village.objects.get(pk=game.village_id)
+    kept = line_numbers.HIDDEN.upto(village)
+    assert reads == []  # and what it carried is what the database holds:
+    assert kept == real(game.village_id, after=0, upto=village.last_line)
+    assert len(kept) == 3  # the monologues (a howl is heard by all)
