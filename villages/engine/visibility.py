@@ -14,7 +14,7 @@ from typing import NamedTuple, Protocol
 
 from .events import MessageKind
 from .roles import Role, SubRole
-from .state import Ability, DeathCause, GameState, Phase, RoundResult, Seat
+from .state import Ability, Ballot, DeathCause, GameState, Phase, RoundResult, Seat
 from .texts import HOWL_TEXT, WHISPER_TEXT
 
 PUBLIC_KINDS = frozenset(
@@ -302,17 +302,10 @@ def me_view(state: GameState, viewer: int | None) -> MeView | None:
 
 
 @dataclass(frozen=True)
-class BallotView:
-    voter: int
-    target: int
-    weight: int
-
-
-@dataclass(frozen=True)
 class VoteRoundView:
     day: int
     round: int
-    ballots: list[BallotView]
+    ballots: list[Ballot]  # the engine's own (frozen): who voted for whom, with what weight
     executed: int | None
 
 
@@ -322,9 +315,7 @@ def vote_views(state: GameState) -> list[VoteRoundView]:
     for r in state.rounds:
         if r.result is RoundResult.VOID:
             continue
-        ballots = [
-            BallotView(b.voter, b.target, b.weight) for b in state.ballots_of_round(r.day, r.round)
-        ]
+        ballots = state.ballots_of_round(r.day, r.round)
         views.append(VoteRoundView(r.day, r.round, ballots, r.executed))
     return views
 
