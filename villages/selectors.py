@@ -134,6 +134,40 @@ class VoteRoundDict(TypedDict):
     executed: int | None
 
 
+class LogSeatDict(TypedDict):
+    seat_no: int
+    handle_name: str
+    username: str | None
+    trip: str
+    icon_url: str | None
+    dummy: bool
+    bot: bool
+    role: str | None
+    sub_roles: list[str] | None
+    alive: bool
+    death_day: int | None
+    death_phase: str | None
+    death_cause: str | None
+    team: str | None  # the team it played for (a lover's is the lovers')
+    won: bool | None
+
+
+class DeathDict(TypedDict):
+    seat_no: int
+    day: int | None
+    phase: str | None
+    cause: str | None
+
+
+class VillageLogDict(TypedDict):
+    village: FinishedVillageDict
+    winner: str | None
+    seats: list[LogSeatDict]
+    messages: list[MessageDict]
+    votes: list[VoteRoundDict]
+    deaths: list[DeathDict]
+
+
 class StateDict(TypedDict):
     village: VillageDict
     clock: ClockDict
@@ -477,7 +511,7 @@ def stable_state(view: View) -> StateDict:
 # A finished village, whole (GET /villages/{id}/log and the HTML export)
 
 
-def village_log(village_id: int) -> dict[str, Any]:
+def village_log(village_id: int) -> VillageLogDict:
     """Everything of a finished village, as everyone may see it once it has ended: the
     village, each seat with its role and result, every line (hidden ones left out), every
     vote round, and the deaths in the order they came. Refused before the end."""
@@ -491,7 +525,7 @@ def village_log(village_id: int) -> dict[str, Any]:
     whole = state_dict(view)
     village = view.loaded.village
     results = {seat.no: result_of(state.winner, seat) for seat in state.seats}
-    seats = []
+    seats: list[LogSeatDict] = []
     for seat in whole["seats"]:
         result = results.get(seat["seat_no"])
         seats.append(
