@@ -5,6 +5,7 @@ and the deploy files (nginx in front of a real site process, systemd units)."""
 import gzip
 import json
 import os
+import pwd
 import re
 import shutil
 import subprocess
@@ -194,9 +195,13 @@ def nginx_site_for_test(tmp_path: Path, site_url: str) -> tuple[Path, int, int]:
     (tmp_path / "site.conf").write_text(site)
     temp = tmp_path / "temp"
     temp.mkdir()
+    # Its workers read this checkout as the user who runs the test (nginx's default,
+    # nobody, may not enter a checkout made private, as a `mktemp -d` clone is).
+    user = pwd.getpwuid(os.geteuid()).pw_name
     (tmp_path / "nginx.conf").write_text(
         f"""
         daemon off;
+        {f"user {user};" if os.geteuid() == 0 else ""}
         pid {tmp_path}/nginx.pid;
         error_log {tmp_path}/error.log warn;
         events {{ worker_connections 256; }}
