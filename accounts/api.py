@@ -8,7 +8,7 @@ from django.http import HttpRequest
 from ninja import Field, Query, Router, Status
 
 from jinro_site.apiauth import client_ip, optional_user
-from jinro_site.apischema import ANY, READ, Body, answers, limits
+from jinro_site.apischema import ANY, NO_NUL, READ, Body, answers, limits
 
 from . import selectors, services
 
@@ -27,7 +27,7 @@ class CredentialsIn(Body):
         ...,
         description="8 characters or more, not only digits, not a common password, not like "
         "the username (Django's password validators)",
-        **limits(min_length=8, max_length=128),
+        **limits(min_length=8, max_length=128, pattern=NO_NUL),
     )
 
 

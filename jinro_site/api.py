@@ -16,7 +16,8 @@ from ninja.errors import ValidationError as NinjaValidationError
 
 from accounts.api import router as accounts_router
 from jinro_site.apiauth import optional_user
-from jinro_site.views import server_error
+from jinro_site.apischema import NUL_ERROR
+from jinro_site.views import nul_character, server_error
 from villages.api import router as villages_router
 from villages.engine.errors import RuleError
 from villages.services.errors import RETRY_AFTER, NotAuthenticated, NotFound, http_status
@@ -103,6 +104,8 @@ def on_unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
 def on_validation_error(request: HttpRequest, exc: NinjaValidationError) -> HttpResponse:
     if any(e.get("loc", ("",))[0] == "path" for e in exc.errors):
         return on_rule_error(request, NotFound())  # /villages/abc: no such village
+    if any(e.get("type") == NUL_ERROR for e in exc.errors):
+        return nul_character(request)
     fields = ", ".join(".".join(str(p) for p in e.get("loc", ())[1:]) or "body" for e in exc.errors)
     return error_response(
         request, "bad_request", f"リクエストの形式が正しくありません（{fields}）。", 400

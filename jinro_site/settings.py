@@ -129,6 +129,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # /static/ (hashed, compressed, cached for a year) before anything else runs.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A NUL character in any field or parameter: refused before anything reads it.
+    "jinro_site.middleware.refuse_nul",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -129,6 +129,13 @@ bad_request = _refusal(
     gettext_noop("不正なリクエスト"),
     "handler400 (a malformed request, or a Host not in ALLOWED_HOSTS)",
 )
+nul_character = _refusal(
+    400,
+    "bad_request",
+    gettext_noop("使えない文字（U+0000 NUL）が含まれています。何も変更していません。"),
+    gettext_noop("使えない文字"),
+    "a request carrying a NUL character (jinro_site.middleware.refuse_nul)",
+)
 csrf_failure = _refusal(
     403,
     "forbidden",

@@ -11,7 +11,7 @@ from ninja import Field, Query, Router, Schema, Status
 from pydantic import create_model
 
 from jinro_site.apiauth import client_ip, optional_user, require_user
-from jinro_site.apischema import READ, WRITE, Body, Int, answers, limits
+from jinro_site.apischema import NO_NUL, READ, WRITE, Body, Int, answers, limits
 from villages import bots, selectors
 from villages.engine import MAX_PLAYERS, MIN_PLAYERS
 from villages.engine.cast import OPTION_FLAGS
@@ -28,9 +28,9 @@ Json = dict[str, Any]
 
 _RULES = rules()  # the limits below are the site's settings as the process started
 _MIN_PHASE = _RULES.min_phase_seconds
-NOT_BLANK = r"\S"  # at least one character that is not a space
-_NO_TRIP = "[^" + "".join(sorted(TRIP_LOOKALIKES)) + "]"
-HANDLE_NAME = rf"^{_NO_TRIP}*[^\s{''.join(sorted(TRIP_LOOKALIKES))}]{_NO_TRIP}*$"  # no fake ◆
+NOT_BLANK = r"^[^\x00]*[^\s\x00][^\x00]*$"  # a character that is not a space (and no NUL)
+_TRIP_MARKS = "".join(sorted(TRIP_LOOKALIKES)) + r"\x00"
+HANDLE_NAME = rf"^[^{_TRIP_MARKS}]*[^\s{_TRIP_MARKS}][^{_TRIP_MARKS}]*$"  # no fake ◆
 
 
 class VirtualTime(Body):
@@ -54,7 +54,7 @@ OptionsIn = create_model(
 
 class VillageIn(Body):
     name: str = Field(..., **limits(min_length=1, max_length=60, pattern=NOT_BLANK))
-    comment: str = Field("", **limits(max_length=200))
+    comment: str = Field("", **limits(max_length=200, pattern=NO_NUL))
     capacity: Int = Field(..., **limits(ge=MIN_PLAYERS, le=MAX_PLAYERS))
     options: OptionsIn = Field(default_factory=OptionsIn)
 
@@ -62,7 +62,7 @@ class VillageIn(Body):
 class SeatIn(Body):
     handle_name: str = Field(..., **limits(min_length=1, max_length=40, pattern=HANDLE_NAME))
     icon: Int = Field(..., description="an id from GET icons", **limits(ge=1))
-    trip: str = Field("", **limits(max_length=64))
+    trip: str = Field("", **limits(max_length=64, pattern=NO_NUL))
 
 
 class BotsIn(Body):
@@ -96,13 +96,16 @@ Role = Literal[
 SubRole = Literal["lovers", "decider", "authority"]
 
 
+SEAT_KEYS = {"propertyNames": {"pattern": "^[1-9][0-9]*$"}}  # seat numbers, as JSON keys
+
+
 class CastIn(Body):
-    roles: dict[str, Role]
-    sub_roles: dict[str, list[SubRole]] = Field(default_factory=dict)
+    roles: dict[str, Role] = Field(..., json_schema_extra=SEAT_KEYS)
+    sub_roles: dict[str, list[SubRole]] = Field(default_factory=dict, json_schema_extra=SEAT_KEYS)
 
 
 # Talk: at most SPEECH_MAX_LINES lines, the last of them not blank (so: not only spaces).
-TEXT = rf"^(?:[^\n]*\n){{0,{_RULES.speech_max_lines - 1}}}[^\n]*\S[^\n]*$"
+TEXT = rf"^(?:[^\n\x00]*\n){{0,{_RULES.speech_max_lines - 1}}}[^\n\x00]*[^\s\x00][^\n\x00]*$"
 
 
 class MessageIn(Body):

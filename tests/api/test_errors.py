@@ -186,6 +186,23 @@ CASES: dict[str, Case] = {
         "full",
         lambda t: post(staff(t), t, "cast", {"roles": {"first": "wolf"}}),
     ),
+    # No text may hold a NUL (PostgreSQL refuses it in any text column): refused at the door.
+    "bad_request-nul-in-a-village-name": Case(
+        "bad_request",
+        "waiting",
+        lambda t: t.host.send("POST", "villages", {"name": "村\x00", "capacity": 8}),
+    ),
+    "bad_request-nul-in-a-handle-name": Case(
+        "bad_request",
+        "waiting",
+        lambda t: post(outsider(t), t, "seats", {"handle_name": "新\x00入り", "icon": 1}),
+    ),
+    "bad_request-nul-in-a-line": Case(
+        "bad_request", "day2", lambda t: say(t.player(5), t, "こん\x00ばんは")
+    ),
+    "bad_request-nul-in-a-cast-key": Case(
+        "bad_request", "full", lambda t: post(staff(t), t, "cast", {"roles": {"1\x00": "wolf"}})
+    ),
     # A well-formed id that names no icon: the icon is not found (the schema cannot know it).
     "not_found-no-such-icon": Case(
         "not_found",

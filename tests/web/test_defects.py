@@ -117,3 +117,33 @@ def test_a_broken_constraint_is_logged_and_refused_not_retried_as_busy(waiting, 
         core.run(waiting.id, command)
     assert len(calls) == 1, "a constraint error is not a race: it must not be retried"
     assert "broke a database constraint" in caplog.text and "UNIQUE" in caplog.text
+
+
+def test_a_nul_character_is_refused_at_every_door_and_nothing_is_kept(day_two):
+    """PostgreSQL keeps no NUL in a text column: a NUL that reached the database was a 500
+    there (and a line SQLite kept). Refused before anything reads it, with the site's
+    words; `\\u0000` written out as text is only text."""
+    from villages.models import Message
+
+    client = day_two.client(4)
+    lines = Message.objects.count()
+    for text in ("こん\x00ばんは", "\x00"):
+        response = client.post(f"/villages/{day_two.id}/up/", {"text": text})
+        assert response.status_code == 400
+        assert "使えない文字" in response.content.decode()
+    page = client.get("/villages/ended/?name=%00")
+    assert page.status_code == 400 and "使えない文字" in page.content.decode()
+    assert Message.objects.count() == lines
+    answer = client.post(f"/villages/{day_two.id}/up/", {"text": r"\u0000 と書いただけ"})
+    assert answer.status_code == 302
+    assert Message.objects.filter(text=r"\u0000 と書いただけ").exists()
+    from accounts.services import profile_of
+
+    api = Client(HTTP_AUTHORIZATION=f"Token {profile_of(day_two.user(5)).api_token}")
+    said = api.post(
+        f"/api/v1/villages/{day_two.id}/messages",
+        '{"text": "\\\\u0000 も文字のうち"}',
+        content_type="application/json",
+    )
+    assert said.status_code == 201, said.content
+    assert said.json()["text"] == "\\u0000 も文字のうち"
