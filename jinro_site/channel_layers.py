@@ -22,7 +22,8 @@ flush) and its documented CONFIG. It adds two things that layer lacks:
 
 channels-redis logs each failed read of its receive loop with a traceback, once a second
 while Redis is away; `QuietRedisOutage` (a logging filter, in settings.LOGGING) turns that
-into one warning per outage.
+into one warning per outage, and drops the traceback it logs for each open socket when
+daphne stops.
 
 Settings: `"BACKEND": "jinro_site.channel_layers.RedisPubSubChannelLayer"`, with the same
 CONFIG as channels-redis's pub/sub layer (`hosts`, `prefix`, ...); one Redis host.
@@ -182,7 +183,13 @@ class RedisPubSubChannelLayer(BaseChannelLayer):
 
 class QuietRedisOutage(logging.Filter):
     """channels-redis's receive loop logs a traceback each second while Redis is away:
-    keep the first of an outage, as one line, and drop the rest until Redis answers."""
+    keep the first of an outage, as one line, and drop the rest until Redis answers.
+
+    It also logs a traceback for every socket open when daphne stops: each socket's
+    channel is unsubscribed as its task is cancelled, and daphne's shutdown cancels that
+    cleanup too ("Unexpected exception while cleaning-up channel", a CancelledError).
+    Nothing is wrong then (the subscriptions end with the process's connection), so
+    those are dropped."""
 
     QUIET_FOR = 60.0
 
@@ -192,6 +199,8 @@ class QuietRedisOutage(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, asyncio.CancelledError):
+            return False
         if not isinstance(error, RedisError | OSError):
             return True
         now = time.monotonic()
