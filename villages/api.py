@@ -333,54 +333,16 @@ def objection(request: HttpRequest, village_id: int) -> Json:
 # A finished village, whole (issue 12): one document to keep, study or replay
 
 
-class LogSeat(Schema):
-    seat_no: int
-    handle_name: str
-    username: str | None
-    trip: str
-    icon_url: str | None
-    dummy: bool
-    bot: bool
-    role: str | None
-    sub_roles: list[str]
-    alive: bool
-    death_day: int | None
-    death_phase: str | None
-    death_cause: str | None
-    team: str | None = Field(description="the team it played for (a lover's is the lovers')")
-    won: bool | None
-
-
-class LogBallot(Schema):
-    voter: int
-    target: int
-    weight: int
-
-
-class LogVote(Schema):
-    day: int
-    round: int
-    ballots: list[LogBallot]
-    executed: int | None
-
-
-class LogDeath(Schema):
-    seat_no: int
-    day: int
-    phase: str | None
-    cause: str | None
-
-
 class VillageLog(Schema):
     """A finished village: every line (in order), vote round, death (in order), role and
     result, as everyone may see them once it has ended."""
 
     village: selectors.FinishedVillageDict
     winner: str | None
-    seats: list[LogSeat]
+    seats: list[selectors.LogSeatDict]
     messages: list[selectors.MessageDict]
-    votes: list[LogVote]
-    deaths: list[LogDeath]
+    votes: list[selectors.VoteRoundDict]
+    deaths: list[selectors.DeathDict]
 
 
 @router.get(

@@ -10,11 +10,12 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_noop
+from pydantic import Field  # the API's documentation of a field
 from typing_extensions import TypedDict  # pydantic (the API's schemas) reads these
 
 from villages import line_numbers
@@ -143,18 +144,20 @@ class LogSeatDict(TypedDict):
     dummy: bool
     bot: bool
     role: str | None
-    sub_roles: list[str] | None
+    sub_roles: list[str]
     alive: bool
     death_day: int | None
     death_phase: str | None
     death_cause: str | None
-    team: str | None  # the team it played for (a lover's is the lovers')
+    team: Annotated[
+        str | None, Field(description="the team it played for (a lover's is the lovers')")
+    ]
     won: bool | None
 
 
 class DeathDict(TypedDict):
     seat_no: int
-    day: int | None
+    day: int
     phase: str | None
     cause: str | None
 
@@ -538,7 +541,7 @@ def village_log(village_id: int) -> VillageLogDict:
                 "dummy": seat["dummy"],
                 "bot": seat["bot"],
                 "role": seat["role"],
-                "sub_roles": seat["sub_roles"],
+                "sub_roles": seat["sub_roles"] or [],  # everyone's are shown at the end
                 "alive": seat["alive"],
                 "death_day": seat["death_day"],
                 "death_phase": seat["death_phase"],
@@ -547,8 +550,12 @@ def village_log(village_id: int) -> VillageLogDict:
                 "won": result.won if result else None,
             }
         )
-    dead = [s for s in seats if not s["alive"] and s["death_day"] is not None]
-    dead.sort(key=lambda s: (s["death_day"], s["death_phase"] != Phase.DAY, s["seat_no"]))
+    deaths: list[DeathDict] = [
+        {"seat_no": s["seat_no"], "day": day, "phase": s["death_phase"], "cause": s["death_cause"]}
+        for s in seats
+        if not s["alive"] and (day := s["death_day"]) is not None
+    ]
+    deaths.sort(key=lambda d: (d["day"], d["phase"] != Phase.DAY, d["seat_no"]))
     return {
         "village": {
             **whole["village"],
@@ -559,15 +566,7 @@ def village_log(village_id: int) -> VillageLogDict:
         "seats": seats,
         "messages": messages_for(view),
         "votes": whole["votes"],
-        "deaths": [
-            {
-                "seat_no": s["seat_no"],
-                "day": s["death_day"],
-                "phase": s["death_phase"],
-                "cause": s["death_cause"],
-            }
-            for s in dead
-        ],
+        "deaths": deaths,
     }
 
 
