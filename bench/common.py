@@ -184,6 +184,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# pid -> thread id -> nanoseconds of CPU it had spent when last seen (Site.cpu_seconds)
+_THREADS_SEEN: dict[int, dict[int, int]] = {}
+
+
 @dataclass
 class Site:
     popen: subprocess.Popen
@@ -195,22 +199,18 @@ class Site:
         return f"http://127.0.0.1:{self.port}"
 
     def cpu_seconds(self) -> float:
-        """CPU time of the process, threads that have ended included: each live thread's
-        to the nanosecond (/proc/<pid>/task/*/schedstat), and what the ended ones spent in
-        clock ticks (/proc/<pid>/stat counts them; 10 ms ticks alone made an idle rate
-        measured over 3 s either 0 or 3.3 ms/s)."""
+        """CPU time of the process to the nanosecond: each thread's /proc/<pid>/task/*/
+        schedstat, a thread that has ended counted as it was last seen. (/proc/<pid>/stat
+        counts in 10 ms ticks: a 3-second idle rate read either 0 or 3.3 ms/s, an error
+        larger than the differences measured over a long run.)"""
         pid = self.popen.pid
-        whole = _ticks(Path(f"/proc/{pid}/stat"))
-        live_ticks = live_ns = 0
+        seen = _THREADS_SEEN.setdefault(pid, {})
         for task in Path(f"/proc/{pid}/task").iterdir():
             try:
-                ticks = _ticks(task / "stat")
-                ns = int((task / "schedstat").read_text().split()[0])
+                seen[int(task.name)] = int((task / "schedstat").read_text().split()[0])
             except (FileNotFoundError, ProcessLookupError):
-                continue  # it ended meanwhile: `whole` counts it
-            live_ticks, live_ns = live_ticks + ticks, live_ns + ns
-        ended = max(0, whole - live_ticks) / os.sysconf("SC_CLK_TCK")
-        return live_ns / 1e9 + ended
+                continue  # it ended meanwhile
+        return sum(seen.values()) / 1e9
 
     def main_thread_cpu_seconds(self) -> float:
         """CPU time of the process's main thread: the event loop (sockets, pushes to them);
@@ -292,12 +292,6 @@ class Client:
         if status != 201:
             raise RuntimeError(f"{status} {data[:300]!r}")
         return json.loads(data)["id"]
-
-
-def _ticks(stat: Path) -> int:
-    """utime + stime of a /proc stat file, in clock ticks."""
-    fields = stat.read_text().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
 
 
 def idle_rate(site: Site, seconds: float = 3.0) -> float:
