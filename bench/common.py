@@ -270,16 +270,32 @@ def start_celery(args: list[str], log: Path) -> subprocess.Popen:
 class Client:
     """A kept-alive HTTP connection to the site."""
 
+    # The kept-alive connection was closed by the site while it was idle (found when the
+    # next request is sent or its answer read): connect again and send the request again.
+    STALE = (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected)
+
     def __init__(self, site: Site) -> None:
+        self.port = site.port
         self.conn = http.client.HTTPConnection("127.0.0.1", site.port, timeout=60)
 
     def request(
         self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
     ) -> tuple[int, bytes]:
+        """One request; sent again on a new connection if the kept-alive one had been
+        closed while idle (the site answered nothing: it had not read the request)."""
         data = None if body is None else json.dumps(body).encode()
         all_headers = {"Content-Type": "application/json"} | (headers or {})
-        self.conn.request(method, path, body=data, headers=all_headers)
-        response = self.conn.getresponse()
+        for attempt in range(2):
+            try:
+                self.conn.request(method, path, body=data, headers=all_headers)
+                response = self.conn.getresponse()
+                break
+            except self.STALE as error:
+                print(f"  (the site had closed the connection: {error!r}; connecting again)")
+                self.conn.close()
+                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+                if attempt:
+                    raise
         self.retry_after = float(response.getheader("Retry-After") or 1)
         return response.status, response.read()
 
