@@ -85,6 +85,13 @@ def test_pages_keep_the_search(db, monkeypatch):
     assert listed("?winner=abandoned&page=3") == sorted(ids, reverse=True)[4:]
 
 
+def test_a_page_number_past_any_list_is_an_empty_page(two_ended):
+    # 2**63 - 1 made the SQL offset overflow: a 500 ("datatype mismatch" on SQLite).
+    for page in ("9223372036854775807", "99999999999999999999", "1000001"):
+        assert listed(f"?page={page}") == []
+    assert listed("?page=-5") == listed() != []
+
+
 def village_of(prefix: str, n: int, **options):
     """A waiting village of `n` seated users named prefix1..n (handle names 村人N号)."""
     from villages.models import Icon

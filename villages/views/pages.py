@@ -85,12 +85,13 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 PER_PAGE = 50
+LAST_PAGE = 1_000_000  # far past any list; a larger number would overflow the SQL offset
 
 
 def ended(request: HttpRequest) -> HttpResponse:
     """過去ログ: ended villages, newest first, 50 a page, searched by the form's criteria."""
     try:
-        page = max(1, int(request.GET.get("page", "1")))
+        page = min(max(1, int(request.GET.get("page", "1"))), LAST_PAGE)
     except ValueError:
         page = 1
     form = LogSearchForm(request.GET or None)
