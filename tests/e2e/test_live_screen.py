@@ -240,11 +240,13 @@ def test_the_staffs_hide_and_show_reach_every_open_screen_at_once(site, contexts
 
 def test_a_kicked_or_banned_players_screen_says_so_at_once(site, contexts, shot):
     api = Api(HttpTransport(site))
-    table = waiting_table(api, 3)
+    table = waiting_table(api, 4)
     kicked = browser_of(contexts, site, table.player(2).username)
     banned = browser_of(contexts, site, table.player(3).username)
-    for page in (kicked, banned):
+    closed = browser_of(contexts, site, table.player(4).username)
+    for page in (kicked, banned, closed):
         open_screen(page, site, table.id)
+    expect(upper(banned).locator("#talk-form")).to_be_visible()
     admin = staff_page(contexts, site)
 
     from villages.models import Seat
@@ -265,7 +267,25 @@ def test_a_kicked_or_banned_players_screen_says_so_at_once(site, contexts, shot)
     notice = upper(banned).locator("#u-actions .banned")
     expect(notice).to_contain_text("荒らし行為")
     expect(notice).to_contain_text("発言")
+    expect(upper(banned).locator("#talk-form")).to_be_hidden()  # it may not talk: no box
     shot(banned, "24-banned")
+
+    # A log-in ban: the screen is drawn again as a spectator's, and says why.
+    user = get_user_model().objects.get(username=table.player(4).username)
+    admin.goto(f"{site}/admin/accounts/ban/add/")
+    admin.fill("#id_user", str(user.pk))
+    admin.select_option("#id_kind", "login")
+    admin.fill("#id_reason", "なりすまし")
+    admin.locator("input[name=_save]").click()
+    expect(admin.locator(".messagelist")).to_be_visible()
+    why = upper(closed).locator("#closed")
+    expect(why).to_contain_text("なりすまし")
+    expect(why).to_contain_text("ログイン")
+    expect(upper(closed).locator("#u-actions")).to_contain_text("見物中です")
+    expect(upper(closed).locator("#talk-form")).to_be_hidden()
+    expect(upper(closed).locator("#conn")).to_be_hidden()  # not "reconnecting" for ever
+    expect(closed.locator("html.live")).to_have_count(1)  # live again, as a spectator
+    shot(closed, "24b-account-closed")
 
 
 def test_both_clocks_tick_together_on_every_screen(site, contexts, shot):

@@ -101,7 +101,11 @@ def _config(
         "parts": drawn.digests if drawn is not None else {},
         "marks": selectors.log_marks(view.loaded, view.viewer),
         "down": reverse("villages:lower", args=[view.village.pk]),
-        "texts": {"offline": _("接続が切れました。つなぎ直しています…")},
+        "signedIn": request.user.is_authenticated,
+        "texts": {
+            "offline": _("接続が切れました。つなぎ直しています…"),
+            "closed": _("このアカウントは利用停止中です。"),
+        },
     }
 
 

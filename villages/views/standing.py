@@ -14,19 +14,25 @@ class Local:
     authenticated: bool = False
     kicked: bool = False  # kicked from this village (it may not sit again)
     ban: str = ""  # the notice of the bans in force
+    muted: bool = False  # a ban keeps it from talking: no talk box
+    benched: bool = False  # a ban keeps it from voting and acting: no such controls
     host: bool = False  # made this village (may fill its empty seats with bots)
 
 
 def local_for(user_id: int | None, loaded: Loaded, user: Any = None) -> Local:
     """`user` (the request's, read with its profile) spares asking whether it is banned."""
-    from accounts.bans import has_bans, notice_for
+    from accounts.bans import has_bans, in_force, notice_for
+    from accounts.models import Ban
 
     if user_id is None:
         return Local()
     notice = notice_for(user_id) if user is None or has_bans(user) else ""
+    kinds = set(in_force(user_id).values_list("kind", flat=True)) if notice else set()
     return Local(
         authenticated=True,
         kicked=user_id in loaded.kicked_users,
         ban=notice,
+        muted=bool(kinds & {Ban.Kind.TALK, Ban.Kind.LOGIN}),
+        benched=bool(kinds & {Ban.Kind.PLAY, Ban.Kind.LOGIN}),
         host=user_id == loaded.village.created_by_id,
     )

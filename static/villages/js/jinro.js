@@ -179,6 +179,7 @@
       ws.onclose = function (e) {
         var was = self.open;
         self.open = false;
+        if (e.code === 4403 && cfg.signedIn) { closedForGood(); return; }
         if (e.code === 4403 || e.code === 4404) { offline(true, e.code); return; }
         if (was || retry > 0) offline(true);
         later();
@@ -199,6 +200,27 @@
       if (code === 4403 && box.getAttribute("data-closed")) box.textContent = box.getAttribute("data-closed");
     });
     document.documentElement.classList.toggle("live", !down);
+  }
+  // The account may no longer log in (a log-in ban, or the staff closed it): the screen is
+  // drawn again as what its visitor now is, a spectator, and says why (see showClosed).
+  var CLOSED = "jinro-closed";
+  function closedForGood() {
+    var why = cfg.texts.closed;
+    docsNow().forEach(function (doc) {
+      var box = doc.getElementById("conn");
+      if (box && box.getAttribute("data-closed")) why = box.getAttribute("data-closed");
+    });
+    try { sessionStorage.setItem(CLOSED, why); } catch (err) { /* no storage: no reason shown */ }
+    window.top.location.reload();
+  }
+  function showClosed() {
+    var why = null;
+    try { why = sessionStorage.getItem(CLOSED); } catch (err) { return; }
+    if (!why) return;
+    if (cfg.signedIn) { sessionStorage.removeItem(CLOSED); return; }  // logged in again
+    if (parentHub && cfg.pane !== "up") return;  // in the frames, the upper pane says it
+    var el = document.getElementById("closed");
+    if (el) { el.textContent = why; el.hidden = false; }
   }
   function onError(error) {
     docsNow().forEach(function (doc) {
@@ -268,6 +290,7 @@
 
   // ---------------------------------------------------------------- panes
   var pane = window.JINRO_PANE = {};
+  showClosed();
   if (cfg.pane === "act") {
     // The action pages hold for one phase: once it is over, back to the village.
     var mode = document.getElementById("d-mode");
