@@ -1,10 +1,11 @@
 """No text with a NUL character (U+0000) gets in: PostgreSQL refuses it in any text
 column, so a name, a line or a comment holding one failed as a server error there (and
 SQLite kept it). A page's request with one in its query string or a form field is refused
-here, before anything reads it: 400, the site's words, nothing changed (a pane's talk box
-passes its raw text on to the rules, which a Django form's own refusal did not stop). The
-API's bodies are refused by their schemas (jinro_site.apischema.Body), whose patterns say
-so (NO_NUL).
+here, before anything reads it: 400, the site's words, nothing changed. The one
+exception is the upper pane's talk box: its text goes to the rules, which refuse every
+control character (NUL among them) and answer in the pane, which keeps the rest of the
+text. The API's bodies are refused by their schemas (jinro_site.apischema.Body), whose
+patterns say so.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
-from django.urls import reverse
+from django.urls import Resolver404, resolve, reverse
 
 from .views import nul_character
 
@@ -25,7 +26,8 @@ def refuse_nul(get_response: Callable[[HttpRequest], HttpResponseBase]):
     api = reverse("api-v1:api-root")
 
     def middleware(request: HttpRequest) -> HttpResponseBase:
-        if not request.path.startswith(api) and carries_nul(request):
+        refused = not request.path.startswith(api) and carries_nul(request)
+        if refused and not (request.method == "POST" and _talk_box(request)):
             return nul_character(request)
         return get_response(request)
 
@@ -42,3 +44,15 @@ def carries_nul(request: HttpRequest) -> bool:
         fields = request.POST.lists()
         return any("\x00" in key or any("\x00" in v for v in values) for key, values in fields)
     return False
+
+
+def _talk_box(request: HttpRequest) -> bool:
+    """The request is the upper pane's talk box sending a line (villages.views.screen)."""
+    try:
+        match = resolve(request.path_info)
+    except Resolver404:
+        return False
+    return match.view_name == "villages:upper" and set(request.POST) <= TALK_FIELDS
+
+
+TALK_FIELDS = {"csrfmiddlewaretoken", "idempotency_key", "text", "mode"}

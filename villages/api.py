@@ -13,7 +13,7 @@ from pydantic import create_model
 from jinro_site.apiauth import client_ip, optional_user, require_user
 from jinro_site.apischema import NO_NUL, READ, WRITE, Body, Int, answers, limits
 from villages import bots, selectors
-from villages.engine import MAX_PLAYERS, MIN_PLAYERS
+from villages.engine import MAX_PLAYERS, MIN_PLAYERS, speech
 from villages.engine.cast import OPTION_FLAGS
 from villages.engine.lobby import TRIP_LOOKALIKES
 from villages.models import Icon
@@ -28,9 +28,27 @@ Json = dict[str, Any]
 
 _RULES = rules()  # the limits below are the site's settings as the process started
 _MIN_PHASE = _RULES.min_phase_seconds
-NOT_BLANK = r"^[^\x00]*[^\s\x00][^\x00]*$"  # a character that is not a space (and no NUL)
-_TRIP_MARKS = "".join(sorted(TRIP_LOOKALIKES)) + r"\x00"
+
+
+def _escaped(chars: frozenset[str]) -> str:
+    """`chars` for a regular expression's class, in runs of \\uXXXX-\\uXXXX (JSON Schema's
+    and Python's syntax alike)."""
+    runs: list[list[int]] = []
+    for code in sorted(map(ord, chars)):
+        if runs and code == runs[-1][1] + 1:
+            runs[-1][1] = code
+        else:
+            runs.append([code, code])
+    return "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in runs)
+
+
+_LINE_OFF = _escaped(speech.CONTROLS)  # NUL among them
+_NAME_OFF = _escaped(speech.NAME_CONTROLS)
+# A character that is not a space, and none that a name may not hold.
+NAME = rf"^[^{_NAME_OFF}]*[^\s{_NAME_OFF}][^{_NAME_OFF}]*$"
+_TRIP_MARKS = "".join(sorted(TRIP_LOOKALIKES)) + _NAME_OFF
 HANDLE_NAME = rf"^[^{_TRIP_MARKS}]*[^\s{_TRIP_MARKS}][^{_TRIP_MARKS}]*$"  # no fake ◆
+NO_CONTROLS = rf"^[^{_LINE_OFF}]*$"
 
 
 class VirtualTime(Body):
@@ -53,8 +71,8 @@ OptionsIn = create_model(
 
 
 class VillageIn(Body):
-    name: str = Field(..., **limits(min_length=1, max_length=60, pattern=NOT_BLANK))
-    comment: str = Field("", **limits(max_length=200, pattern=NO_NUL))
+    name: str = Field(..., **limits(min_length=1, max_length=60, pattern=NAME))
+    comment: str = Field("", **limits(max_length=200, pattern=NO_CONTROLS))
     capacity: Int = Field(..., **limits(ge=MIN_PLAYERS, le=MAX_PLAYERS))
     options: OptionsIn = Field(default_factory=OptionsIn)
 
@@ -105,7 +123,8 @@ class CastIn(Body):
 
 
 # Talk: at most SPEECH_MAX_LINES lines, the last of them not blank (so: not only spaces).
-TEXT = rf"^(?:[^\n\x00]*\n){{0,{_RULES.speech_max_lines - 1}}}[^\n\x00]*[^\s\x00][^\n\x00]*$"
+_L = rf"[^\n{_LINE_OFF}]"  # a character of a line
+TEXT = rf"^(?:{_L}*\n){{0,{_RULES.speech_max_lines - 1}}}{_L}*[^\s{_LINE_OFF}]{_L}*$"
 
 
 class MessageIn(Body):

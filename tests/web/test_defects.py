@@ -131,6 +131,9 @@ def test_a_nul_character_is_refused_at_every_door_and_nothing_is_kept(day_two):
         response = client.post(f"/villages/{day_two.id}/up/", {"text": text})
         assert response.status_code == 400
         assert "使えない文字" in response.content.decode()
+    # In the talk box the answer is the pane itself, with the text kept (less the NUL).
+    page = client.post(f"/villages/{day_two.id}/up/", {"text": "こん\x00ばんは"}).content.decode()
+    assert 'id="talk-form"' in page and ">こんばんは</textarea>" in page
     page = client.get("/villages/ended/?name=%00")
     assert page.status_code == 400 and "使えない文字" in page.content.decode()
     assert Message.objects.count() == lines
@@ -147,3 +150,59 @@ def test_a_nul_character_is_refused_at_every_door_and_nothing_is_kept(day_two):
     )
     assert said.status_code == 201, said.content
     assert said.json()["text"] == "\\u0000 も文字のうち"
+
+
+def test_control_characters_are_refused_in_lines_and_bidi_controls_in_names(day_two):
+    """A bell or an escape in a line drew nothing, and a right-to-left override in a handle
+    name turned the site's sentences around it backwards (「。たしまきてっやに村がんさ…」)."""
+    from accounts.services import profile_of
+    from villages.models import Message, Village
+
+    lines = Message.objects.count()
+    client = day_two.client(4)
+    for text in ("ベル\x07", "エスケープ\x1b[31m", "\x9b"):
+        page = client.post(f"/villages/{day_two.id}/up/", {"text": text})
+        assert page.status_code == 400 and "制御文字" in page.content.decode(), text
+    api = Client(HTTP_AUTHORIZATION=f"Token {profile_of(day_two.user(5)).api_token}")
+    said = api.post(
+        f"/api/v1/villages/{day_two.id}/messages",
+        {"text": "ベル\x07"},
+        content_type="application/json",
+    )
+    assert said.status_code == 400, said.content
+    assert Message.objects.count() == lines
+    # Tabs and line breaks are a line's own.
+    said = api.post(
+        f"/api/v1/villages/{day_two.id}/messages",
+        {"text": "一行目\tタブ\r\n二行目"},
+        content_type="application/json",
+    )
+    assert said.status_code == 201, said.content
+
+    newcomer = get_user_model().objects.create_user("rtl-user", password="pw-rtl-12345")
+    token = profile_of(newcomer).api_token
+    api = Client(HTTP_AUTHORIZATION=f"Token {token}")
+    waiting = lifecycle.create_village(user=newcomer, name="入口の村", capacity=8)
+    for name in ("\u202eRTL名前", "名前\u2067", "名\u200f前"):
+        sat = api.post(
+            f"/api/v1/villages/{waiting.id}/seats",
+            {"handle_name": name},
+            content_type="application/json",
+        )
+        assert sat.status_code == 400, (name, sat.content)
+        with pytest.raises(Exception, match="制御文字"):
+            lifecycle.sit(
+                village_id=waiting.id,
+                user=newcomer,
+                handle_name=name,
+                icon_id=Icon.objects.choosable().first().pk,
+            )
+    made = api.post(
+        "/api/v1/villages",
+        {"name": "\u202e村の名前", "capacity": 8},
+        content_type="application/json",
+    )
+    assert made.status_code == 400, made.content
+    with pytest.raises(Exception, match="制御文字"):
+        lifecycle.create_village(user=newcomer, name="\u202e村", capacity=8)
+    assert not Village.objects.filter(name__contains="\u202e").exists()

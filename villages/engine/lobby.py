@@ -35,6 +35,7 @@ from .events import (
 )
 from .roles import Role, SubRole
 from .rules import Rules
+from .speech import has_controls
 from .state import (
     GameState,
     Phase,
@@ -94,6 +95,8 @@ def sit(
         raise BadRequest(_("{mark} はボットの印です。名前には使えません。"), mark=BOT_MARK)
     if _fakes_a_trip(name):
         raise BadRequest(_("◆ などトリップに見える記号は名前に使えません。"))
+    if has_controls(name, name=True):
+        raise BadRequest(_("名前に使えない文字（制御文字）が含まれています。"))
     if bot:
         name = name[: 40 - len(BOT_MARK)] + BOT_MARK
     if len(name) > 40:

@@ -20,6 +20,7 @@ from accounts import bans
 from villages.engine import Step
 from villages.engine import game as engine
 from villages.engine.errors import BadRequest, Forbidden, NotSeated
+from villages.engine.speech import has_controls
 from villages.models import Icon, Seat, Village
 
 from . import core
@@ -65,6 +66,8 @@ def create_village(
         raise BadRequest(gettext_noop("村の名前を入力してください。"))
     if len(name) > 60 or len(comment) > 200:
         raise BadRequest(gettext_noop("村の名前は60文字、説明は200文字までです。"))
+    if has_controls(name, name=True) or has_controls(comment):
+        raise BadRequest(gettext_noop("村の名前か説明に使えない文字（制御文字）が含まれています。"))
     opts = options_from_api(options)
     now = timezone.now()
     state = engine.new_village(capacity=capacity, options=opts, rules=rules(), now=now)

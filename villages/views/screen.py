@@ -31,7 +31,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.models import REFRESH_CHOICES
 from villages import selectors
-from villages.engine import Phase, RuleError
+from villages.engine import Phase, RuleError, speech
 from villages.engine.errors import BadRequest
 from villages.forms import PrefsForm, TalkForm
 from villages.screenview import layout, parts_of, speakers
@@ -211,7 +211,9 @@ def _talk(request: HttpRequest, view: selectors.View) -> HttpResponse:
             done = "will" if channel == "will" else "talk"
             return HttpResponseRedirect(f"/villages/{view.village.pk}/up/?done={done}")
     view = _view(request, view.village.pk)
-    return _upper_page(request, view, text=text, mode=mode, error=error)
+    # The text goes back into the box, less the characters the rules refused (if any).
+    kept = "".join(ch for ch in text if ch not in speech.CONTROLS)
+    return _upper_page(request, view, text=kept, mode=mode, error=error)
 
 
 # ---------------------------------------------------------------------------
