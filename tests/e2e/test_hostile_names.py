@@ -85,3 +85,19 @@ def test_hostile_names_blank_no_page_and_run_no_script(site, contexts, shot):
         for path in pages_of(table.id):
             visit(page, site, path, dialogs)
     shot(player, "31-hostile-names-playing")
+
+
+def test_a_150_letter_username_fits_a_phone(site, contexts, shot):
+    """A username may be 150 letters, one word: the header and the headings that show it
+    made the page 1,140 px wide on a 390 px phone, or wider."""
+    from django.contrib.auth import get_user_model
+
+    name = "u" * 150
+    get_user_model().objects.create_user(name, password="pw-long-name-1")
+    page = browser_of(contexts, site, name, viewport={"width": 390, "height": 844})
+    for path in ("/", "/accounts/profile/", f"/accounts/users/{name}/", "/villages/ended/"):
+        page.goto(site + path)
+        expect(page.locator("a.me")).to_have_attribute("title", name)
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= 390, f"{path}: {width} px wide"
+    shot(page, "32-long-username-phone")
