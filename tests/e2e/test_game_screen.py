@@ -244,6 +244,16 @@ def test_on_a_phone_the_panes_stack_and_the_controls_stay_reachable(site, contex
     assert lower["y"] >= up["y"] + up["height"] - 1, "the lower pane is not below the upper one"
     for box in (up, lower):
         assert box["x"] >= 0 and box["x"] + box["width"] <= 391, f"a pane leaves the screen: {box}"
+    # The upper pane is as tall as what it holds (the host's bot controls too): none is cut
+    # off behind a scroll of its own.
+    upper = player.page.frame("up")
+    assert upper is not None
+    upper.wait_for_function(
+        "() => document.documentElement.scrollHeight <= document.documentElement.clientHeight"
+    )
+    up = player.page.locator("iframe[name=up]").bounding_box()
+    bots = player.up.locator("#add-bots").bounding_box()
+    assert up and bots and bots["y"] + bots["height"] <= up["y"] + up["height"], (bots, up)
     # The talk box, its button and 異議あり fit on the screen and work.
     for control in ("#talk-text", "#talk-form button[type=submit]", "#objection-button"):
         box = player.up.locator(control).bounding_box()

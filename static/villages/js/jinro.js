@@ -261,9 +261,29 @@
       });
       return { type: "hello", parts: parts, after: after, marks: screenState.marks, lang: cfg.lang };
     }
+    // Phones: the panes stack and the page scrolls; the upper pane (which stays at the top)
+    // is as tall as what it holds, up to half the screen, so that no control is cut off.
+    var phone = window.matchMedia("(max-width: 700px)");
+    function fitUpper() {
+      var frame = document.querySelector("iframe[name=up]");
+      var doc = null;
+      try { doc = frame && frame.contentDocument; } catch (e) { doc = null; }
+      if (!frame || !doc || !doc.body) return;
+      if (!phone.matches) { frame.style.height = ""; return; }
+      var bottom = 0;
+      Array.prototype.forEach.call(doc.body.children, function (el) {
+        if (el.tagName !== "SCRIPT") bottom = Math.max(bottom, el.getBoundingClientRect().bottom);
+      });
+      var pad = parseFloat(doc.defaultView.getComputedStyle(doc.body).paddingBottom) || 0;
+      var need = Math.ceil(bottom + (doc.scrollingElement || doc.documentElement).scrollTop + pad);
+      need += frame.offsetHeight - frame.clientHeight;  // its border
+      frame.style.height = Math.max(120, Math.min(need, Math.round(window.innerHeight / 2))) + "px";
+    }
+    window.addEventListener("resize", fitUpper);
     var hub = new Socket(function (frame) {
       panes = panes.filter(function (p) { try { return p.win.document === p.doc; } catch (e) { return false; } });
       apply(paneDocs(), frame, screenState);
+      fitUpper();
       panes.forEach(function (p) {
         (frame.parts || []).forEach(function (part) { if (p.doc.getElementById(part[0])) p.state.parts[part[0]] = part[2]; });
         var log = p.doc.getElementById("d-log") || p.doc.getElementById("h-log");
@@ -280,6 +300,7 @@
         // A pane (re)loaded: tell the socket what it shows, so it sends what differs.
         hub.send({ type: "hello", parts: p.state.parts, after: p.hasLog ? p.state.last : null, marks: screenState.marks, lang: cfg.lang });
         offline(!hub.open && hub.started);
+        if (paneCfg.pane === "up") fitUpper();
       },
       isOpen: function () { return hub.open; },
     };
