@@ -137,6 +137,7 @@ class Seat(models.Model):
     ip = models.GenericIPAddressField(_("IPアドレス"), null=True, blank=True)
     dummy = models.BooleanField(_("身代わり君"), default=False)
     kicked = models.BooleanField(_("キック済み"), default=False)
+    kicked_by_staff = models.BooleanField(_("管理者がキック"), default=False)
     start_voted = models.BooleanField(_("開始に投票"), default=False)
     role = models.CharField(_("役職"), max_length=10, blank=True)
     sub_roles = models.JSONField(_("兼任"), default=list, blank=True)

@@ -73,10 +73,19 @@ def test_a_forms_next_never_leaves_the_site(waiting, target):
 
 
 def test_a_kicked_user_is_told_so_instead_of_the_seat_form(waiting):
+    from villages.services.config import rules
+
     lifecycle.kick_vote(village_id=waiting.id, user=waiting.staff, target=3)
     html = waiting.client(3).get(f"/villages/{waiting.id}/seat/").content.decode()
-    assert "この村から退出させられました" in html
+    assert "管理者によってこの村から退出させられました" in html  # and by whom
     assert 'class="seat-form"' not in html
+    up = waiting.client(3).get(f"/villages/{waiting.id}/up/").content.decode()
+    assert "管理者によってこの村から退出させられました" in up
+    # Kicked by the other players' votes: the screen says so instead.
+    for voter in range(4, 4 + rules().kick_votes):
+        lifecycle.kick_vote(village_id=waiting.id, user=waiting.user(voter), target=2)
+    up = waiting.client(2).get(f"/villages/{waiting.id}/up/").content.decode()
+    assert "キック投票によってこの村から退出させられました" in up
 
 
 def test_the_upper_pane_says_whom_the_player_voted_for(day_two):

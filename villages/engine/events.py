@@ -103,6 +103,7 @@ class Kicked:
     """A seat was removed before the game (kick votes, staff, or a player leaving)."""
 
     seat_no: int
+    by_staff: bool = False
 
 
 @dataclass(frozen=True)

@@ -184,7 +184,7 @@ def kick_vote(
         for seat in s.seats:
             seat.start_voted = seat.dummy
         run.post("kicked", name=victim.name)
-        run.events.append(Kicked(target))
+        run.events.append(Kicked(target, by_staff=staff))
     return run.done(), kicked
 
 

@@ -196,13 +196,13 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
     for name, value in fields.items():
         setattr(village, name, value)
     village.version += 1
-    kicked = {e.seat_no for e in step.events if isinstance(e, Kicked)}
+    kicked = {e.seat_no: e.by_staff for e in step.events if isinstance(e, Kicked)}
     rows = save_seats(loaded, new, kicked)
     save_records(village, old, new)
     if fields["practice"] and new.phase is not Phase.ENDED:
         _wake_bots(village.pk, now)
-    kicked_users = loaded.kicked_users | {
-        loaded.rows[no].user_id for no in kicked if loaded.rows[no].user_id
+    kicked_users = {**loaded.kicked_users} | {
+        user: staff for no, staff in kicked.items() if (user := loaded.rows[no].user_id)
     }
     committed = Loaded(village, rows, new, kicked_users=kicked_users)
     push.after_commit(_committed, loaded, committed, step.events, messages)

@@ -9,6 +9,7 @@ only what a command added.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -83,8 +84,9 @@ class Loaded:
     rows: dict[int, SeatRow]
     state: GameState
     new_rows: dict[int, SeatRow] = field(default_factory=dict)
-    # Users kicked from this village: they may not sit again, and their screens say so.
-    kicked_users: frozenset[int] = frozenset()
+    # Users kicked from this village (user id -> by the staff, not by kick votes): they may
+    # not sit again, and their screens say so, and by whom.
+    kicked_users: Mapping[int, bool] = field(default_factory=dict)
     # What readers derive from this snapshot (villages.selectors, the push).
     memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -203,7 +205,7 @@ def load(village: Village) -> Loaded:
         village=village,
         rows={r.seat_no: r for r in rows},
         state=state,
-        kicked_users=frozenset(r.user_id for r in every if r.kicked and r.user_id),
+        kicked_users={r.user_id: r.kicked_by_staff for r in every if r.kicked and r.user_id},
     )
 
 
@@ -324,8 +326,9 @@ def _seat_values(seat: Seat) -> dict[str, Any]:
     }
 
 
-def save_seats(loaded: Loaded, new: GameState, kicked: set[int]) -> dict[int, SeatRow]:
-    """Write changed seats, insert new ones, mark kicked ones, delete those who left.
+def save_seats(loaded: Loaded, new: GameState, kicked: Mapping[int, bool]) -> dict[int, SeatRow]:
+    """Write changed seats, insert new ones, mark kicked ones (`kicked`: seat number -> by
+    the staff), delete those who left.
 
     Returns the rows of the new version. The loaded rows are left as they were (they may
     be a snapshot that other readers hold): a changed seat's row is a copy.
@@ -336,8 +339,8 @@ def save_seats(loaded: Loaded, new: GameState, kicked: set[int]) -> dict[int, Se
             continue
         gone = copy.copy(row)
         if no in kicked:
-            gone.kicked = True
-            gone.save(update_fields=["kicked"])
+            gone.kicked, gone.kicked_by_staff = True, kicked[no]
+            gone.save(update_fields=["kicked", "kicked_by_staff"])
         else:
             gone.delete()
     rows: dict[int, SeatRow] = {}

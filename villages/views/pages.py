@@ -24,6 +24,7 @@ from villages.services.config import rules
 
 from . import labels
 from .common import error_page, user_id
+from .standing import kicked_how
 
 
 def option_icons(options: dict[str, Any]) -> list[dict[str, str]]:
@@ -241,7 +242,7 @@ def seat(request: HttpRequest, village_id: int) -> HttpResponse:
             "form": form,
             "error": error,
             "seated": view.viewer is not None,
-            "kicked": request.user.pk in view.loaded.kicked_users,
+            "kicked": kicked_how(view.loaded, request.user.pk),
             "waiting": village.status == Village.Status.WAITING,
         },
         status=400 if (error or form.errors) else 200,

@@ -12,7 +12,7 @@ from villages.services.persist import Loaded
 @dataclass(frozen=True)
 class Local:
     authenticated: bool = False
-    kicked: bool = False  # kicked from this village (it may not sit again)
+    kicked: str = ""  # kicked from this village (it may not sit again): "staff" or "vote"
     ban: str = ""  # the notice of the bans in force
     muted: bool = False  # a ban keeps it from talking: no talk box
     benched: bool = False  # a ban keeps it from voting and acting: no such controls
@@ -30,9 +30,16 @@ def local_for(user_id: int | None, loaded: Loaded, user: Any = None) -> Local:
     kinds = set(in_force(user_id).values_list("kind", flat=True)) if notice else set()
     return Local(
         authenticated=True,
-        kicked=user_id in loaded.kicked_users,
+        kicked=kicked_how(loaded, user_id),
         ban=notice,
         muted=bool(kinds & {Ban.Kind.TALK, Ban.Kind.LOGIN}),
         benched=bool(kinds & {Ban.Kind.PLAY, Ban.Kind.LOGIN}),
         host=user_id == loaded.village.created_by_id,
     )
+
+
+def kicked_how(loaded: Loaded, user_id: int | None) -> str:
+    """How the user was kicked from the village: "staff", "vote", or "" (it was not)."""
+    if user_id is None or user_id not in loaded.kicked_users:
+        return ""
+    return "staff" if loaded.kicked_users[user_id] else "vote"
