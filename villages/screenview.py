@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from villages.engine import Phase
+from villages.engine.state import death_order
 from villages.services.persist import Loaded
 
 from .selectors import View, state_dict
@@ -196,9 +197,11 @@ def _me(me: dict[str, Any] | None, names: dict[int, str]) -> Input:
 
 
 def deaths_in_order(seats: list[dict[str, Any]]) -> Input:
-    """The dead in the order they died: by day, then the night of that day after its day."""
+    """The dead in the order they died (`engine.state.death_order`)."""
     dead = [x for x in seats if not x["alive"] and x["death_day"] is not None]
-    dead.sort(key=lambda x: (x["death_day"], x["death_phase"] != Phase.DAY, x["seat_no"]))
+    dead.sort(
+        key=lambda x: death_order(x["death_day"], x["death_phase"], x["death_cause"], x["seat_no"])
+    )
     return [
         {
             "name": x["handle_name"],

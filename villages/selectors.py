@@ -22,6 +22,7 @@ from villages import line_numbers
 from villages.engine import GameState, Phase
 from villages.engine import game as engine
 from villages.engine import visibility as vis
+from villages.engine.state import death_order
 from villages.groups import encode
 from villages.lru import LRU
 from villages.models import Message, Village
@@ -555,7 +556,7 @@ def village_log(village_id: int) -> VillageLogDict:
         for s in seats
         if not s["alive"] and (day := s["death_day"]) is not None
     ]
-    deaths.sort(key=lambda d: (d["day"], d["phase"] != Phase.DAY, d["seat_no"]))
+    deaths.sort(key=lambda d: death_order(d["day"], d["phase"], d["cause"], d["seat_no"]))
     return {
         "village": {
             **whole["village"],

@@ -185,7 +185,9 @@ def test_kicked_seat_is_reported_for_the_service_to_bar_the_user() -> None:
     step, _ = unchanged(
         game.kick_vote, state, voter=None, target=3, rules=RULES, now=T0, staff=True
     )
-    assert [e for e in step.events if isinstance(e, Kicked)] == [Kicked(3, by_staff=True)]  # and by whom
+    assert [e for e in step.events if isinstance(e, Kicked)] == [
+        Kicked(3, by_staff=True)
+    ]  # and by whom
     assert [p.code for p in step.events if isinstance(p, Post)] == ["kicked"]
 
 

@@ -118,3 +118,32 @@ def test_before_the_end_there_is_no_spectators_eye(db):
     html = page(game, "?roles=0")
     assert "見物人の目" not in html
     assert "WOLF-SECRET-PLAN" not in html, "a spectator never read the wolves' talk"
+
+
+def test_the_dead_are_listed_in_the_order_they_died() -> None:
+    """A sudden death comes before the same day's execution (it was listed by seat number,
+    so the executed seat 2 came before seat 6, who had died first); the night after its
+    day; deaths whose cause the viewer may not know go by seat number alone."""
+    from villages.screenview import deaths_in_order
+
+    def dead(no: int, day: int, phase: str, cause: str | None) -> dict[str, object]:
+        return {
+            "seat_no": no,
+            "handle_name": f"p{no}",
+            "alive": False,
+            "death_day": day,
+            "death_phase": phase,
+            "death_cause": cause,
+        }
+
+    seats = [
+        dead(2, 3, "day", "executed"),
+        dead(6, 3, "day", "sudden"),
+        dead(1, 2, "night", "attacked"),
+        dead(5, 2, "day", "lovers"),
+        dead(7, 2, "day", "executed"),
+        {"seat_no": 3, "handle_name": "p3", "alive": True, "death_day": None},
+    ]
+    assert [d["name"] for d in deaths_in_order(seats)] == ["p7", "p5", "p1", "p6", "p2"]
+    unknown = [dict(s, death_cause=None) for s in seats]
+    assert [d["name"] for d in deaths_in_order(unknown)] == ["p5", "p7", "p1", "p2", "p6"]

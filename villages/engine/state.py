@@ -40,6 +40,29 @@ class DeathCause(StrEnum):
     SUDDEN = "sudden"  # 突然死
 
 
+# Within one day (or one night), deaths come in this order: a sudden death (before the
+# vote, or before the night's end), then the execution (or the dawn's attack and curse,
+# which are told by seat number, as the dawn tells them), then the poison's revenge, then
+# the lovers who follow. (A lover who followed a sudden death is put after that day's
+# execution: what the death of whom it followed is not kept.)
+_CAUSE_ORDER: dict[str, int] = {
+    DeathCause.SUDDEN: 0,
+    DeathCause.EXECUTED: 1,
+    DeathCause.ATTACKED: 1,
+    DeathCause.DIVINED: 1,
+    DeathCause.POISONED: 2,
+    DeathCause.LOVERS: 3,
+}
+
+
+def death_order(day: int, phase: str | None, cause: str | None, seat_no: int) -> tuple:
+    """A sort key that puts deaths in the order they came: by day, the night of a day
+    after its day, then by cause as far as the caller knows it (None: the viewer may not
+    know it, and such deaths go by seat number, so that the order tells nothing more)."""
+    rank = _CAUSE_ORDER.get(cause, 1) if cause else 1
+    return (day, phase != Phase.DAY, rank, seat_no)
+
+
 class Ability(StrEnum):
     ATTACK = "attack"
     DIVINE = "divine"
