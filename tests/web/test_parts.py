@@ -56,3 +56,21 @@ def test_a_howl_is_drawn_from_its_view_and_tells_nothing_of_the_whisper_it_stand
         html = parts.line_html(line_input(seen, {}, ended=False))
     assert "v-normal" in html and "v-weak" not in html and "v-strong" not in html
     assert HOWL_TEXT in html and "狼の遠吠え" in html
+
+
+def test_the_sudden_death_deadline_says_until_once_without_script():
+    """「突然死まで 16:58:09まで」: the time after the words was drawn with its own 「まで」."""
+    time_up = {
+        "phase": "day",
+        "seated": 8,
+        "capacity": 8,
+        "time_up": True,
+        "virtual_left": None,
+        "deadline": None,
+        "sudden_deadline": "2026-12-03T07:58:09+00:00",
+        "realtime": None,
+    }
+    with translation.override("ja"):
+        html = parts.render_part("d-time", time_up, parts.Local())
+    assert "時間切れ" in html and "突然死まで" in html
+    assert html.count("まで") == 1, html

@@ -112,12 +112,13 @@ def phase_label(day: int, phase: str) -> str:
     return _("%(day)s日目の%(phase)s") % {"day": day, "phase": labels.PHASE[phase]}
 
 
-def _until(iso: str | None) -> str:
-    """A deadline for a page without script: the clock time it falls at."""
+def _until(iso: str | None, *, bare: bool = False) -> str:
+    """A deadline for a page without script: the clock time it falls at ("…まで", or the
+    time alone where the words around it say "until" already)."""
     if not iso:
         return ""
-    at = timezone.localtime(datetime.fromisoformat(iso))
-    return _("%(time)sまで") % {"time": time_format(at, "H:i:s")}
+    at = time_format(timezone.localtime(datetime.fromisoformat(iso)), "H:i:s")
+    return at if bare else _("%(time)sまで") % {"time": at}
 
 
 def _x_head(p: Input, local: Local) -> dict[str, Any]:
@@ -133,7 +134,7 @@ def _x_time(p: Input, local: Local) -> dict[str, Any]:
     return {
         "virtual": labels.minutes(virtual) if virtual is not None else "",
         "until": _until(p["deadline"]),
-        "sudden_until": _until(p["sudden_deadline"]),
+        "sudden_until": _until(p["sudden_deadline"], bare=True),  # after 「突然死まで」
     }
 
 
