@@ -53,3 +53,16 @@ def test_an_english_page_shows_an_english_refusal(db):
     page = client.post(f"/villages/{game.id}/up/", {"text": "x" * 2001, "channel": "talk"})
     text = page.content.decode()
     assert "A line is at most 2000 characters." in text, text[:3000]
+
+
+def test_a_village_number_is_worded_in_the_pages_language(db):
+    """「2番地」 read "2No." in English: the number is placed by the translation."""
+    game = started_village()
+    client = Client()
+    client.force_login(game.user(2))
+    client.cookies["django_language"] = "en"
+    for path in (f"/villages/{game.id}/", f"/villages/{game.id}/down/", f"/villages/{game.id}/up/"):
+        text = client.get(path).content.decode()
+        assert f"No. {game.id}" in text and f"{game.id}No." not in text, path
+    client.cookies["django_language"] = "ja"
+    assert f"{game.id}番地" in client.get(f"/villages/{game.id}/down/").content.decode()
