@@ -14,6 +14,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.core.exceptions import ValidationError
 from django.core.validators import FileExtensionValidator
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
@@ -29,6 +30,33 @@ from .models import Icon, InfoPage, Message, Seat, Village
 
 # Raster images only: an uploaded SVG served from the site's origin could carry script.
 ICON_EXTENSIONS = ["png", "jpg", "jpeg", "gif", "webp"]
+# What each kind of file begins with (its "magic number"), by extension.
+_SIGNATURES = {
+    "png": (b"\x89PNG\r\n\x1a\n",),
+    "jpg": (b"\xff\xd8\xff",),
+    "jpeg": (b"\xff\xd8\xff",),
+    "gif": (b"GIF87a", b"GIF89a"),
+    "webp": (b"RIFF",),  # then four bytes of size, then WEBP
+}
+
+
+def is_the_image_it_says(upload: Any) -> None:
+    """Validator: the file's bytes are the image its name says (an SVG or a page renamed
+    fake.png was accepted, and showed as a broken image in every seat picker)."""
+    ext = upload.name.rsplit(".", 1)[-1].lower()
+    if ext not in _SIGNATURES:
+        return  # FileExtensionValidator says so
+    upload.seek(0)
+    head = upload.read(12)
+    upload.seek(0)
+    fits = head.startswith(_SIGNATURES.get(ext, ()))
+    if ext == "webp":
+        fits = fits and head[8:12] == b"WEBP"
+    if not fits:
+        raise ValidationError(
+            _("画像の中身が %(ext)s ではありません。PNG, JPEG, GIF, WebP の画像を選んでください。"),
+            params={"ext": ext.upper()},
+        )
 
 
 def _report(modeladmin: admin.ModelAdmin, request: HttpRequest, done: int, errors: list[str]):
@@ -298,7 +326,7 @@ class IconForm(forms.ModelForm):
     image = forms.FileField(
         label=_("画像"),
         required=False,
-        validators=[FileExtensionValidator(ICON_EXTENSIONS)],
+        validators=[FileExtensionValidator(ICON_EXTENSIONS), is_the_image_it_says],
         help_text=_("PNG, JPEG, GIF, WebP。"),
     )
 

@@ -206,6 +206,27 @@ def test_an_svg_upload_is_refused(api: Api, admin_client, settings, tmp_path):
     assert response.status_code == 200 and not Icon.objects.filter(name="危険").exists()
 
 
+@pytest.mark.parametrize(
+    "name, body",
+    [
+        ("fake.png", b"<svg><script>alert(1)</script></svg>"),
+        ("page.jpg", b"<html><body>hello</body></html>"),
+        ("riff.webp", b"RIFF\x00\x00\x00\x00WAVEfmt "),
+        ("png-inside.gif", PNG),
+    ],
+)
+def test_a_file_that_is_not_the_image_its_name_says_is_refused(
+    admin_client, settings, tmp_path, name, body
+):
+    settings.MEDIA_ROOT = tmp_path
+    response = admin_client.post(
+        reverse("admin:villages_icon_add"),
+        {"name": "偽", "image": SimpleUploadedFile(name, body), "static_path": "", "order": 0},
+    )
+    assert response.status_code == 200 and not Icon.objects.filter(name="偽").exists()
+    assert "画像の中身が" in response.content.decode()
+
+
 def test_a_banned_users_token_stops_working_and_unbanning_restores_it(api: Api, admin_client):
     me = api.register()
     user = get_user_model().objects.get(username=me.username)
