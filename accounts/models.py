@@ -64,13 +64,17 @@ class Ban(models.Model):
         LOGIN = "login", _("ログイン")
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bans"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="bans",
+        verbose_name=_("ユーザー"),
+        help_text=_("ユーザーの番号。虫眼鏡からユーザー名で探せます。"),
     )
     kind = models.CharField(_("種類"), max_length=10, choices=Kind.choices)
     reason = models.CharField(_("理由"), max_length=200)
     until = models.DateTimeField(_("期限"), null=True, blank=True, help_text=_("空欄は無期限"))
     created_at = models.DateTimeField(_("作成"), auto_now_add=True)
-    created_by = kept_user_ref(related_name="+")
+    created_by = kept_user_ref(related_name="+", verbose_name=_("作成者"))
 
     class Meta:
         ordering = ["-created_at"]
