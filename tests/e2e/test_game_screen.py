@@ -189,6 +189,12 @@ def test_live_talk_objection_cue_and_hidden_wolf_talk(site, contexts, shot):
     a.say("LIVE-TALK-BEFORE-START")
     expect(b.lower.locator("#d-log")).to_contain_text("LIVE-TALK-BEFORE-START", timeout=10_000)
     assert b.page.evaluate("() => window.frames['lower'].__noReload") == "still-here"
+    # From the keyboard: Ctrl+Enter sends, and the box has the focus again for the next line.
+    expect(a.up.locator("#talk-text")).to_be_focused()
+    a.page.keyboard.type("KEYBOARD-LINE")
+    a.page.keyboard.press("Control+Enter")
+    expect(b.lower.locator("#d-log")).to_contain_text("KEYBOARD-LINE", timeout=10_000)
+    expect(a.up.locator("#talk-text")).to_be_focused()
 
     # 異議あり: the count goes down and the others get the cue.
     expect(a.up.locator("#objections-left")).to_have_text("5")

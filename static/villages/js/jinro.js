@@ -332,8 +332,14 @@
   var box = document.getElementById("talk-text");
   if (box) {
     var key = "jinro-talk-" + cfg.village;
-    if (/[?&]done=/.test(location.search)) sessionStorage.removeItem(key);
-    else if (!box.value && sessionStorage.getItem(key)) box.value = sessionStorage.getItem(key);
+    if (/[?&]done=/.test(location.search)) {
+      // Sent: the box is empty and ready for the next line (a keyboard needs no Tabs back),
+      // and the confirmation goes once read.
+      sessionStorage.removeItem(key);
+      box.focus({ preventScroll: true });
+      var said = document.querySelector("[data-done]");
+      if (said) setTimeout(function () { said.remove(); }, 8000);
+    } else if (!box.value && sessionStorage.getItem(key)) box.value = sessionStorage.getItem(key);
     box.addEventListener("input", function () { sessionStorage.setItem(key, box.value); });
     box.addEventListener("keydown", function (e) {
       if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); box.form.requestSubmit(); }
