@@ -92,7 +92,7 @@ def _parts(s: dict[str, Any]) -> Parts:
         PLAYERS: [x["seat_no"] for x in s["seats"]],
         "d-me": _me(me, names),
         "d-deaths": deaths_in_order(s["seats"]),
-        "d-votes": _votes(s["votes"], names),
+        "d-votes": tally_rounds(list(reversed(s["votes"])), names),  # the newest first
         "u-where": {
             "id": v["id"],
             "name": v["name"],
@@ -213,9 +213,11 @@ def deaths_in_order(seats: list[dict[str, Any]]) -> Input:
     ]
 
 
-def _votes(votes: list[dict[str, Any]], names: dict[int, str]) -> Input:
+def tally_rounds(votes: list[dict[str, Any]], names: dict[int, str]) -> Input:
+    """The vote rounds as their tally is drawn (`villages/tally.html`, on the screen and in
+    the logs): each ballot's voter, the votes the voter received, and its target."""
     rounds = []
-    for v in reversed(votes):
+    for v in votes:
         received: dict[int, int] = {}
         for b in v["ballots"]:
             received[b["target"]] = received.get(b["target"], 0) + b["weight"]

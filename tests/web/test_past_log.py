@@ -120,6 +120,19 @@ def test_before_the_end_there_is_no_spectators_eye(db):
     assert "WOLF-SECRET-PLAN" not in html, "a spectator never read the wolves' talk"
 
 
+def test_the_logs_tally_gives_each_voters_received_votes_as_the_screen_does(finished):
+    """SPEC §5: the tally shows each player's total; the past log and its export showed
+    only "voter → target". Day 2: six voted for 村人1号, who voted for 村人3号."""
+    for html in (
+        page(finished, "?day=2"),
+        Client().get(f"/villages/{finished.id}/log/export.html").content.decode(),
+    ):
+        row = re.search(r"<tr><td>村人1号</td>(.*?)</tr>", html, flags=re.DOTALL)
+        assert row and "6票" in row[1] and "村人3号" in row[1], html[:200]
+        row = re.search(r"<tr><td>村人3号</td>(.*?)</tr>", html, flags=re.DOTALL)
+        assert row and "1票" in row[1] and "村人1号" in row[1]
+
+
 def test_the_dead_are_listed_in_the_order_they_died() -> None:
     """A sudden death comes before the same day's execution (it was listed by seat number,
     so the executed seat 2 came before seat 6, who had died first); the night after its

@@ -35,7 +35,7 @@ from django.utils.translation import gettext as _
 from villages import selectors
 from villages.engine import Phase
 from villages.engine.errors import RuleError
-from villages.screenview import deaths_in_order, speakers
+from villages.screenview import deaths_in_order, speakers, tally_rounds
 from villages.services.errors import NotFound
 
 from . import labels
@@ -122,18 +122,9 @@ def past_log(request: HttpRequest, village_id: int) -> HttpResponse:
     )
     s = selectors.state_dict(view)
     names = {no: row.handle_name for no, row in view.loaded.rows.items()}
-    votes = [
-        {
-            "day": v["day"],
-            "round": v["round"],
-            "rows": [
-                (names.get(b["voter"], "?"), names.get(b["target"], "?")) for b in v["ballots"]
-            ],
-            "executed": names.get(v["executed"]) if v["executed"] else None,
-        }
-        for v in s["votes"]
-        if toggles.day is None or v["day"] == toggles.day
-    ]
+    votes = tally_rounds(
+        [v for v in s["votes"] if toggles.day is None or v["day"] == toggles.day], names
+    )
     if toggles.newest_first:
         votes.reverse()
     seats = [
@@ -250,17 +241,7 @@ def export_html(request: HttpRequest, village_id: int) -> HttpResponse:
                 }
                 for d in data["deaths"]
             ],
-            "votes": [
-                {
-                    **v,
-                    "rows": [
-                        (names.get(b["voter"], "?"), names.get(b["target"], "?"))
-                        for b in v["ballots"]
-                    ],
-                    "executed_name": names.get(v["executed"]) if v["executed"] else None,
-                }
-                for v in data["votes"]
-            ],
+            "votes": tally_rounds(data["votes"], names),
             "lines": lines,
             "styles": _inline_styles(),
         },
