@@ -55,7 +55,9 @@ _CAUSE_ORDER: dict[str, int] = {
 }
 
 
-def death_order(day: int, phase: str | None, cause: str | None, seat_no: int) -> tuple:
+def death_order(
+    day: int, phase: str | None, cause: str | None, seat_no: int
+) -> tuple[int, bool, int, int]:
     """A sort key that puts deaths in the order they came: by day, the night of a day
     after its day, then by cause as far as the caller knows it (None: the viewer may not
     know it, and such deaths go by seat number, so that the order tells nothing more)."""
