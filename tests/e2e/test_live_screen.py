@@ -257,13 +257,7 @@ def test_a_kicked_or_banned_players_screen_says_so_at_once(site, contexts, shot)
     expect(upper(kicked).locator("#talk-form")).to_be_hidden()
     shot(kicked, "23-kicked")
 
-    user = get_user_model().objects.get(username=table.player(3).username)
-    admin.goto(f"{site}/admin/accounts/ban/add/")
-    admin.fill("#id_user", str(user.pk))
-    admin.select_option("#id_kind", "talk")
-    admin.fill("#id_reason", "荒らし行為")
-    admin.locator("input[name=_save]").click()
-    expect(admin.locator(".messagelist")).to_be_visible()
+    ban_in_the_admin(admin, site, table.player(3).username, "talk", "荒らし行為")
     notice = upper(banned).locator("#u-actions .banned")
     expect(notice).to_contain_text("荒らし行為")
     expect(notice).to_contain_text("発言")
@@ -271,13 +265,7 @@ def test_a_kicked_or_banned_players_screen_says_so_at_once(site, contexts, shot)
     shot(banned, "24-banned")
 
     # A log-in ban: the screen is drawn again as a spectator's, and says why.
-    user = get_user_model().objects.get(username=table.player(4).username)
-    admin.goto(f"{site}/admin/accounts/ban/add/")
-    admin.fill("#id_user", str(user.pk))
-    admin.select_option("#id_kind", "login")
-    admin.fill("#id_reason", "なりすまし")
-    admin.locator("input[name=_save]").click()
-    expect(admin.locator(".messagelist")).to_be_visible()
+    ban_in_the_admin(admin, site, table.player(4).username, "login", "なりすまし")
     why = upper(closed).locator("#closed")
     expect(why).to_contain_text("なりすまし")
     expect(why).to_contain_text("ログイン")
@@ -286,6 +274,17 @@ def test_a_kicked_or_banned_players_screen_says_so_at_once(site, contexts, shot)
     expect(upper(closed).locator("#conn")).to_be_hidden()  # not "reconnecting" for ever
     expect(closed.locator("html.live")).to_have_count(1)  # live again, as a spectator
     shot(closed, "24b-account-closed")
+
+
+def ban_in_the_admin(admin: Page, site: str, username: str, kind: str, reason: str) -> None:
+    """The staff bans a user through the admin's ban form (no end: for good)."""
+    user = get_user_model().objects.get(username=username)
+    admin.goto(f"{site}/admin/accounts/ban/add/")
+    admin.fill("#id_user", str(user.pk))
+    admin.select_option("#id_kind", kind)
+    admin.fill("#id_reason", reason)
+    admin.locator("input[name=_save]").click()
+    expect(admin.locator(".messagelist")).to_be_visible()
 
 
 def test_both_clocks_tick_together_on_every_screen(site, contexts, shot):
