@@ -84,9 +84,15 @@ def check(user: Any, kind: str) -> None:
 
 def notice_for(user_id: int | None) -> str:
     """What the user is told of the bans in force ("" when none)."""
+    return standing_of(user_id)[0]
+
+
+def standing_of(user_id: int | None) -> tuple[str, frozenset[str]]:
+    """The notice of the bans in force ("" when none) and their kinds, in one read."""
     if user_id is None:
-        return ""
-    return " ".join(describe(ban) for ban in in_force(user_id))
+        return "", frozenset()
+    bans = list(in_force(user_id))
+    return " ".join(describe(ban) for ban in bans), frozenset(ban.kind for ban in bans)
 
 
 def login_refusal(user: Any) -> str:

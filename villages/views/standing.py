@@ -21,13 +21,12 @@ class Local:
 
 def local_for(user_id: int | None, loaded: Loaded, user: Any = None) -> Local:
     """`user` (the request's, read with its profile) spares asking whether it is banned."""
-    from accounts.bans import has_bans, in_force, notice_for
+    from accounts.bans import has_bans, standing_of
     from accounts.models import Ban
 
     if user_id is None:
         return Local()
-    notice = notice_for(user_id) if user is None or has_bans(user) else ""
-    kinds = set(in_force(user_id).values_list("kind", flat=True)) if notice else set()
+    notice, kinds = standing_of(user_id) if user is None or has_bans(user) else ("", frozenset())
     return Local(
         authenticated=True,
         kicked=kicked_how(loaded, user_id),
