@@ -47,6 +47,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,7 @@ from common import (
     PLAYERS,
     ROOT,
     RULES_ENV,
+    Profiler,
     Site,
     bench_users,
     start_site,
@@ -192,7 +194,6 @@ def post_over_http(base: str, village: Village, seat: int, text: str) -> int:
 def service_poster() -> None:
     """`--poster`: read a plan on stdin, post through the service, report on stdout."""
     setup_django()
-    from functools import partial
 
     from django.contrib.auth import get_user_model
 
@@ -303,8 +304,11 @@ async def post_service(run: Run, poster: subprocess.Popen, plan: list[tuple[floa
     await asyncio.to_thread(read)
 
 
-async def measure(run: Run, post_via: str, target: list[str] | subprocess.Popen, cpu_of) -> dict:
-    """Open the sockets, post for run.seconds, wait for the frames; CPU used meanwhile."""
+async def measure(
+    run: Run, post_via: str, target: list[str] | subprocess.Popen, cpu_of, around=None
+) -> dict:
+    """Open the sockets, post for run.seconds, wait for the frames; CPU used meanwhile
+    (and `around()`, a profiler, around the posting)."""
     ready = asyncio.Event()
     opened: list[int] = []
     listeners = []
@@ -326,13 +330,14 @@ async def measure(run: Run, post_via: str, target: list[str] | subprocess.Popen,
     gc.collect()
     gc.freeze()
     ready.set()
-    cpu = cpu_of()
-    plan = schedule(run.villages, run.seconds, time.monotonic() + 1)
-    if post_via == "http":
-        await post_http(run, target, plan)
-    else:
-        await post_service(run, target, plan)
-    cpu = {name: used - cpu[name] for name, used in cpu_of().items()}
+    with around() if around else contextlib.nullcontext():
+        cpu = cpu_of()
+        plan = schedule(run.villages, run.seconds, time.monotonic() + 1)
+        if post_via == "http":
+            await post_http(run, target, plan)
+        else:
+            await post_service(run, target, plan)
+        cpu = {name: used - cpu[name] for name, used in cpu_of().items()}
     expected = PLAYERS * len(run.sent)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
@@ -413,6 +418,11 @@ def main() -> None:
         "--post-nodes", type=int, default=1, help="daphnes taking the POSTs (round robin)"
     )
     parser.add_argument("--screen", action="store_true", help="game-screen sockets (HTML)")
+    parser.add_argument(
+        "--profile",
+        choices=("sockets", "posts"),
+        help="sample the first daphne holding the sockets, or taking the posts, with py-spy",
+    )
     args = parser.parse_args()
     if args.poster:
         service_poster()
@@ -463,9 +473,13 @@ def main() -> None:
 
             def cpu_of() -> dict[str, float]:
                 found = {name: p.cpu_seconds() for name, p in processes.items()}
-                return found | service_cpu()
+                return found | service_cpu() | {"this client": time.process_time()}
 
-            cpu = asyncio.run(measure(run, args.post_via, target, cpu_of))
+            profiled = socket_nodes[0] if args.profile == "sockets" else None
+            if args.profile == "posts":
+                profiled = processes.get("daphne (posts)") or processes["daphne (posts 1)"]
+            around = partial(Profiler, profiled, log_dir / "profile.raw") if profiled else None
+            cpu = asyncio.run(measure(run, args.post_via, target, cpu_of, around))
             report(v, run, cpu)
             if "poster" in processes:
                 processes.pop("poster").stop()

@@ -131,8 +131,10 @@ def group_send_many_sync(sends: Sequence[tuple[str, dict]]) -> list[BaseExceptio
     """Send each `(group, message)` in order from synchronous code, in one hop to the loop.
 
     One hop, not one per group: from a plain thread `async_to_sync` starts an event loop
-    (and the Redis layer a connection) per call. A failed send does not stop the others;
-    the failures are returned for the caller to log.
+    (and the Redis layer a connection) per call. A layer with `group_send_many` (Redis's:
+    one pipeline) takes them all in one round trip, and they fail or succeed together;
+    otherwise a failed send does not stop the others. The failures are returned for the
+    caller to log.
 
     The sends are never cut short. A request's view runs in a `sync_to_async` thread, and
     when its client goes away (a browser that navigates while its POST is pending) Django
@@ -150,6 +152,12 @@ def group_send_many_sync(sends: Sequence[tuple[str, dict]]) -> list[BaseExceptio
         return []  # in-process: queued on the consumers' loop, in order (no wait, no hop)
 
     async def send_each() -> list[BaseException]:
+        if hasattr(type(layer), "group_send_many"):  # one round trip for them all
+            try:
+                await layer.group_send_many(list(sends))
+            except Exception as error:
+                return [error] * len(sends)
+            return []
         failures: list[BaseException] = []
         for group, message in sends:
             try:

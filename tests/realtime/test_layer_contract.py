@@ -5,7 +5,9 @@ Redis (CI's services step): an upgrade that breaks it fails here, loudly.
   subscribers of that name);
 * redis-py subscribes a cut connection again by itself, under the process's client name,
   and the layer then tells each consumer `layer.reconnected`; what is sent after that
-  arrives.
+  arrives;
+* one commit's pushes, published as one pipeline (`group_send_many`), reach each group's
+  members in order, as channels-redis's own receivers read them.
 """
 
 from __future__ import annotations
@@ -38,6 +40,31 @@ async def test_a_groups_pubsub_channel_has_the_name_listening_counts(channel_lay
     assert await layer.listening(["contract-group", "nobody-here"]) == {"contract-group"}
     await layer.group_send("contract-group", {"type": "hello"})
     assert await asyncio.wait_for(layer.receive(channel), 5) == {"type": "hello"}
+
+
+@pytest.mark.services
+async def test_a_pipeline_of_group_sends_arrives_whole_and_in_order(channel_layer):
+    layer = redis_layer(channel_layer)
+    first, second, third = [await layer.new_channel() for _ in range(3)]
+    await layer.group_add("contract-many-a", first)
+    await layer.group_add("contract-many-a", second)
+    await layer.group_add("contract-many-b", third)
+    shared = {"type": "shared", "text": "遠吠え", "seats": [1, 2, None]}
+    sends = [("contract-many-a", {"type": "one", "n": 1})]
+    sends += [("contract-many-a", shared), ("contract-many-b", shared)]
+    sends += [("contract-many-b", {"type": "two", "n": n}) for n in range(30)]
+    sends += [("contract-nobody", {"type": "lost"}), ("contract-many-a", {"type": "last"})]
+    await asyncio.gather(
+        layer.group_send_many(sends), layer.group_send_many([("contract-many-a", {"type": "z"})])
+    )
+
+    async def all_of(channel: str, count: int) -> list[dict]:
+        return [await asyncio.wait_for(layer.receive(channel), 5) for _ in range(count)]
+
+    a = [{"type": "one", "n": 1}, shared, {"type": "last"}, {"type": "z"}]
+    assert await all_of(first, 4) == a
+    assert await all_of(second, 4) == a
+    assert await all_of(third, 31) == [shared] + [{"type": "two", "n": n} for n in range(30)]
 
 
 @pytest.mark.services
