@@ -39,9 +39,9 @@ import argparse
 import asyncio
 import contextlib
 import gc
-import http.client
 import json
 import os
+import queue
 import statistics
 import subprocess
 import sys
@@ -49,6 +49,7 @@ import time
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from common import (
@@ -56,6 +57,7 @@ from common import (
     PLAYERS,
     ROOT,
     RULES_ENV,
+    Client,
     Profiler,
     Site,
     bench_users,
@@ -179,16 +181,27 @@ def schedule(villages: list[Village], seconds: float, start: float) -> list[tupl
     return sorted(plan)
 
 
-def post_over_http(base: str, village: Village, seat: int, text: str) -> int:
-    conn = http.client.HTTPConnection("127.0.0.1", int(base.rsplit(":", 1)[1]), timeout=30)
-    body = json.dumps({"text": text, "channel": "talk"})
-    headers = {"Content-Type": "application/json", "Authorization": f"Token {village.tokens[seat]}"}
-    conn.request("POST", f"/api/v1/villages/{village.id}/messages", body, headers)
-    response = conn.getresponse()
-    data = response.read()
-    if response.status != 201:
-        raise RuntimeError(f"{response.status} {data[:200]!r}")
-    return json.loads(data)["id"]
+class Posters:
+    """The players' POSTs, over connections kept alive to each posting daphne, as nginx
+    keeps its upstream connections (deploy/nginx: `keepalive`); with `fresh`, a new
+    connection per POST (the bench's way before stop 24)."""
+
+    def __init__(self, bases: list[str], fresh: bool = False) -> None:
+        self.fresh = fresh
+        self.free: dict[str, queue.SimpleQueue[Client]] = {b: queue.SimpleQueue() for b in bases}
+
+    def post(self, base: str, village: Village, seat: int, text: str) -> int:
+        try:
+            client = self.free[base].get_nowait()
+        except queue.Empty:
+            client = Client(SimpleNamespace(port=int(base.rsplit(":", 1)[1])))
+        try:
+            return client.post_line(village.id, village.tokens[seat], text)
+        finally:
+            if self.fresh:
+                client.conn.close()
+            else:
+                self.free[base].put(client)
 
 
 def service_poster() -> None:
@@ -258,7 +271,11 @@ async def listen(run: Run, village: Village, seat: int, ready: asyncio.Event, op
                     run.arrived.setdefault((village.id, line[0]), []).append(now)
 
 
-async def post_http(run: Run, bases: list[str], plan: list[tuple[float, int]]) -> None:
+async def post_http(
+    run: Run, bases: list[str], plan: list[tuple[float, int]], fresh: bool = False
+) -> None:
+    posters = Posters(bases, fresh)
+
     async def one(at: float, index: int, n: int) -> None:
         await asyncio.sleep(max(0.0, at - time.monotonic()))
         village = run.villages[index]
@@ -266,7 +283,7 @@ async def post_http(run: Run, bases: list[str], plan: list[tuple[float, int]]) -
         seat = WOLF_SEATS[n % len(WOLF_SEATS)]
         try:
             message_id = await asyncio.to_thread(
-                post_over_http, bases[n % len(bases)], village, seat, f"遠吠え{n}"
+                posters.post, bases[n % len(bases)], village, seat, f"遠吠え{n}"
             )
         except Exception as error:
             run.errors.append(repr(error))
@@ -305,7 +322,12 @@ async def post_service(run: Run, poster: subprocess.Popen, plan: list[tuple[floa
 
 
 async def measure(
-    run: Run, post_via: str, target: list[str] | subprocess.Popen, cpu_of, around=None
+    run: Run,
+    post_via: str,
+    target: list[str] | subprocess.Popen,
+    cpu_of,
+    around=None,
+    fresh: bool = False,
 ) -> dict:
     """Open the sockets, post for run.seconds, wait for the frames; CPU used meanwhile
     (and `around()`, a profiler, around the posting)."""
@@ -334,7 +356,7 @@ async def measure(
         cpu = cpu_of()
         plan = schedule(run.villages, run.seconds, time.monotonic() + 1)
         if post_via == "http":
-            await post_http(run, target, plan)
+            await post_http(run, target, plan, fresh)
         else:
             await post_service(run, target, plan)
         cpu = {name: used - cpu[name] for name, used in cpu_of().items()}
@@ -419,6 +441,9 @@ def main() -> None:
     )
     parser.add_argument("--screen", action="store_true", help="game-screen sockets (HTML)")
     parser.add_argument(
+        "--fresh-connections", action="store_true", help="a new connection for every POST"
+    )
+    parser.add_argument(
         "--profile",
         choices=("sockets", "posts"),
         help="sample the first daphne holding the sockets, or taking the posts, with py-spy",
@@ -479,7 +504,9 @@ def main() -> None:
             if args.profile == "posts":
                 profiled = processes.get("daphne (posts)") or processes["daphne (posts 1)"]
             around = partial(Profiler, profiled, log_dir / "profile.raw") if profiled else None
-            cpu = asyncio.run(measure(run, args.post_via, target, cpu_of, around))
+            cpu = asyncio.run(
+                measure(run, args.post_via, target, cpu_of, around, args.fresh_connections)
+            )
             report(v, run, cpu)
             if "poster" in processes:
                 processes.pop("poster").stop()

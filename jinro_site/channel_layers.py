@@ -14,15 +14,18 @@ flush) and its documented CONFIG. It adds two things that layer lacks:
   when that connection is a new one (Redis restarted, or the link was cut and made again),
   every consumer of the process gets `{"type": "layer.reconnected"}` on its channel and
   reads what it missed from the database (`VillageConsumer.layer_reconnected`).
-* **`listening(groups)`**: which groups some process subscribes to now (`PUBSUB NUMSUB`),
-  so that a push renders frames only for viewers somebody watches. A group's pub/sub
-  channel is named as channels-redis names it (`prefix + "__group__" + group`);
+* **`listening_now(groups)`**: which groups some process subscribes to now (`PUBSUB
+  NUMSUB`), so that a push renders frames only for viewers somebody watches. A group's
+  pub/sub channel is named as channels-redis names it (`prefix + "__group__" + group`);
   tests/realtime/test_layer_contract.py fails loudly if an upgrade changes that, or stops
   restoring subscriptions.
-* **`group_send_many(sends)`**: one commit's pushes (an envelope per audience, 20 or more)
-  as one pipeline of PUBLISHes: one write and one read, where `group_send` makes a round
-  trip per group. Each message is serialized by the layer's own `serialize`, once however
-  many groups it goes to.
+* **`post_many(sends)`**: one commit's pushes (an envelope per audience, 20 or more) as one
+  pipeline of PUBLISHes: one write and one read, where `group_send` makes a round trip per
+  group. Each message is serialized by the layer's own `serialize`, once however many
+  groups it goes to.
+
+Both are for the synchronous code that commits (request threads, tasks) and answer there,
+on a synchronous connection pool of their own: no hop to an event loop and back.
 
 channels-redis logs each failed read of its receive loop with a traceback, once a second
 while Redis is away; `QuietRedisOutage` (a logging filter, in settings.LOGGING) turns that
@@ -40,10 +43,12 @@ import copy
 import logging
 import os
 import socket
+import threading
 import time
 import weakref
 from typing import Any
 
+import redis
 from channels.exceptions import ChannelFull
 from channels.layers import BaseChannelLayer
 from channels.layers import InMemoryChannelLayer as _InMemory
@@ -81,9 +86,9 @@ class RedisPubSubChannelLayer(BaseChannelLayer):
         self._consumers: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
         self._watchers: weakref.WeakKeyDictionary[Any, asyncio.Task] = weakref.WeakKeyDictionary()
         self._clients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
-        self._publishing: weakref.WeakKeyDictionary[Any, asyncio.Lock] = (
-            weakref.WeakKeyDictionary()
-        )
+        # For synchronous callers: a client (thread-safe, a pool), and the publishing turn.
+        self._sync_client: Any = None
+        self._publishing = threading.Lock()
 
     # --- The channel layer API, passed on -------------------------------------------------
 
@@ -119,37 +124,32 @@ class RedisPubSubChannelLayer(BaseChannelLayer):
 
     # --- What the site adds ---------------------------------------------------------------
 
-    async def group_send_many(self, sends: list[tuple[str, dict[str, Any]]]) -> None:
-        """`group_send` of each (group, message), in order, in one round trip to Redis.
-
-        Calls on one loop publish one after another, in the order they were made, so one
-        push never overtakes the one before it."""
+    def post_many(self, sends: list[tuple[str, dict[str, Any]]]) -> bool:
+        """`group_send` of each (group, message), in order, in one round trip to Redis,
+        from synchronous code. Calls of this process publish one after another, in the order
+        they come, so that one push never overtakes the one before it."""
         if len(self.hosts) != 1:  # sharded: a group's shard is channels-redis's business
-            for group, message in sends:
-                await self.layer.group_send(group, message)
-            return
+            return False
         serialized: dict[int, bytes] = {}  # by id(): `sends` keeps the messages alive
-        pipe = self._client().pipeline(transaction=False)
+        pipe = self._synchronous().pipeline(transaction=False)
         for group, message in sends:
             data = serialized.get(id(message))
             if data is None:
                 data = serialized[id(message)] = self.layer.serialize(message)
             pipe.publish(GROUP_CHANNEL.format(prefix=self.prefix, group=group), data)
-        loop = asyncio.get_running_loop()
-        lock = self._publishing.get(loop)
-        if lock is None:
-            lock = self._publishing[loop] = asyncio.Lock()
-        async with lock:
-            await pipe.execute()
+        with self._publishing:
+            pipe.execute()
+        return True
 
-    async def listening(self, groups: list[str]) -> set[str]:
-        """The groups that some process subscribes to now (one NUMSUB)."""
+    def listening_now(self, groups: list[str]) -> set[str]:
+        """The groups that some process subscribes to now (one NUMSUB), from synchronous
+        code."""
         if not groups:
             return set()
         if len(self.hosts) != 1:
             return set(groups)  # sharded: say everybody listens (more work, nothing lost)
         names = {GROUP_CHANNEL.format(prefix=self.prefix, group=g): g for g in groups}
-        counts = await self._client().pubsub_numsub(*names)
+        counts = self._synchronous().pubsub_numsub(*names)
         found = set()
         for channel, count in counts:
             name = channel.decode() if isinstance(channel, bytes) else channel
@@ -157,15 +157,18 @@ class RedisPubSubChannelLayer(BaseChannelLayer):
                 found.add(names[name])
         return found
 
+    def _synchronous(self) -> Any:
+        if self._sync_client is None:
+            self._sync_client = _connect(redis.Redis, self.hosts[0], f"{self.client_name}:push")
+        return self._sync_client
+
     def _client(self) -> Any:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            host = dict(self.hosts[0])
-            host["client_name"] = f"{self.client_name}:watch"
-            address = host.pop("address", None)
-            client = aioredis.Redis.from_url(address, **host) if address else aioredis.Redis(**host)
-            self._clients[loop] = client
+            client = self._clients[loop] = _connect(
+                aioredis.Redis, self.hosts[0], f"{self.client_name}:watch"
+            )
         return client
 
     async def subscription_ids(self) -> set[str]:
@@ -243,6 +246,15 @@ class QuietRedisOutage(logging.Filter):
         record.exc_info = None
         record.levelno, record.levelname = logging.WARNING, "WARNING"
         return True
+
+
+def _connect(kind: Any, host: dict[str, Any], name: str) -> Any:
+    """A client of `kind` (redis-py's, synchronous or asyncio) for a host of the layer's
+    CONFIG, its connections named `name`."""
+    options = dict(host)
+    options["client_name"] = name
+    address = options.pop("address", None)
+    return kind.from_url(address, **options) if address else kind(**options)
 
 
 def _where(hosts: list[dict[str, Any]]) -> str:
@@ -379,6 +391,3 @@ class InMemoryChannelLayer(_InMemory):
 
     def listening_now(self, groups: list[str]) -> set[str]:
         return {group for group in groups if self.groups.get(group)}
-
-    async def listening(self, groups: list[str]) -> set[str]:
-        return self.listening_now(groups)

@@ -116,12 +116,10 @@ def listening_sync(groups: Sequence[str]) -> set[str]:
         return set()
     # Asked of the class: channels-redis's layer answers unknown attributes from a per-loop
     # layer, which needs a running loop (this is a plain thread).
-    if hasattr(type(layer), "listening_now"):  # in-process: no hop to the loop
-        return layer.listening_now(list(groups))
-    if not hasattr(type(layer), "listening"):
+    if not hasattr(type(layer), "listening_now"):
         return set(groups)
     try:
-        return on_layer_loop(layer, lambda: layer.listening(list(groups)))
+        return layer.listening_now(list(groups))  # the site's layers answer here, no hop
     except Exception:
         logger.warning("channel layer: could not tell who listens", exc_info=True)
         return set(groups)
@@ -131,9 +129,8 @@ def group_send_many_sync(sends: Sequence[tuple[str, dict]]) -> list[BaseExceptio
     """Send each `(group, message)` in order from synchronous code, in one hop to the loop.
 
     One hop, not one per group: from a plain thread `async_to_sync` starts an event loop
-    (and the Redis layer a connection) per call. A layer with `group_send_many` (Redis's:
-    one pipeline) takes them all in one round trip, and they fail or succeed together;
-    otherwise a failed send does not stop the others. The failures are returned for the
+    (and the Redis layer a connection) per call. A failed send does not stop the others
+    (with `post_many`, they fail or succeed together); the failures are returned for the
     caller to log.
 
     The sends are never cut short. A request's view runs in a `sync_to_async` thread, and
@@ -142,22 +139,21 @@ def group_send_many_sync(sends: Sequence[tuple[str, dict]]) -> list[BaseExceptio
     `async_to_sync` runs here: the viewers after the cut would miss the commit's frames.
     So the sends run in a task of their own, shielded, and are awaited to the end.
 
-    An in-process layer (the embedded site's) takes the sends at once instead, queued on
-    its consumers' loop in the order they were posted (`InMemoryChannelLayer.post_many`).
+    The site's layers take the sends at once instead, from this thread (`post_many`): the
+    in-process one (the embedded site's) queues them on its consumers' loop in the order
+    they were posted; the Redis one publishes them in one round trip.
     """
     if not sends:
         return []
     layer = get_channel_layer()
-    if hasattr(type(layer), "post_many") and layer.post_many(list(sends)):
-        return []  # in-process: queued on the consumers' loop, in order (no wait, no hop)
+    if hasattr(type(layer), "post_many"):
+        try:
+            if layer.post_many(list(sends)):
+                return []  # queued or published, in order, all together (no hop)
+        except Exception as error:
+            return [error] * len(sends)
 
     async def send_each() -> list[BaseException]:
-        if hasattr(type(layer), "group_send_many"):  # one round trip for them all
-            try:
-                await layer.group_send_many(list(sends))
-            except Exception as error:
-                return [error] * len(sends)
-            return []
         failures: list[BaseException] = []
         for group, message in sends:
             try:
