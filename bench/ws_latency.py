@@ -243,6 +243,17 @@ class Run:
     arrived: dict[tuple[int, int], list[float]] = field(default_factory=dict)  # -> arrivals
     answers: list[float] = field(default_factory=list)  # HTTP POST round trips
     errors: list[str] = field(default_factory=list)
+    lags: list[float] = field(default_factory=list)  # this client's loop, late by (s)
+    slowest: list[tuple[float, float, int]] = field(default_factory=list)  # answer, at, village
+
+
+async def watch_lag(run: Run, every: float = 0.01) -> None:
+    """How late this client's own loop wakes up: its lateness is in every arrival it
+    times, so the report gives it beside the latencies."""
+    while True:
+        start = time.monotonic()
+        await asyncio.sleep(every)
+        run.lags.append(time.monotonic() - start - every)
 
 
 async def listen(run: Run, village: Village, seat: int, ready: asyncio.Event, opened: list) -> None:
@@ -289,7 +300,10 @@ async def post_http(
             run.errors.append(repr(error))
             return
         run.answers.append(time.monotonic() - sent)
+        run.slowest.append((run.answers[-1], sent - first, village.id))
         run.sent[(village.id, message_id)] = sent
+
+    first = time.monotonic()
 
     await asyncio.gather(*(one(at, index, n) for n, (at, index) in enumerate(plan)))
 
@@ -352,6 +366,7 @@ async def measure(
     gc.collect()
     gc.freeze()
     ready.set()
+    lag = asyncio.ensure_future(watch_lag(run))
     with around() if around else contextlib.nullcontext():
         cpu = cpu_of()
         plan = schedule(run.villages, run.seconds, time.monotonic() + 1)
@@ -360,6 +375,7 @@ async def measure(
         else:
             await post_service(run, target, plan)
         cpu = {name: used - cpu[name] for name, used in cpu_of().items()}
+    lag.cancel()
     expected = PLAYERS * len(run.sent)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
@@ -420,6 +436,15 @@ def report(v: int, run: Run, cpu: dict[str, float]) -> None:
         print(
             f"       the POST's own answer ms: p50 {statistics.median(answers):.1f}  "
             f"p99 {percentile(answers, 0.99):.1f}"
+        )
+        slow = sorted(run.slowest, reverse=True)[:8]
+        slow_text = ", ".join(f"{a * 1000:.0f} @{t:.1f}" for a, t, _ in slow)
+        print(f"       the slowest POSTs (ms, at s): {slow_text}")
+    if run.lags:
+        lags = [x * 1000 for x in run.lags]
+        print(
+            f"       this client's loop late by ms: p50 {statistics.median(lags):.1f}  "
+            f"p99 {percentile(lags, 0.99):.1f}  max {max(lags):.1f}"
         )
     print(f"       CPU while posting (100% = one core): {cpu_text}", flush=True)
     print(f"       CPU per line: {per_line}", flush=True)
