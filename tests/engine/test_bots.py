@@ -125,3 +125,28 @@ def test_claims_are_read_back_in_either_language():
         text = word("seer_claim", {"name": "ハルカ(ボット)", "result": "wolf"}, language)
         assert seer_readings([text]) == [("ハルカ(ボット)", "wolf")]
     assert set(LINES) >= {"greet", "seer_claim", "seer_result", "medium_result", "mourn"}
+
+
+def test_a_bot_never_says_the_same_line_twice_in_a_day():
+    """Each look is decided with a fresh RNG (the village's version changes between
+    looks), so a wolf may decide to claim seer at any look: its day's plan must not
+    shift so that a line it said comes round again."""
+    decide = bots.STRATEGIES["reasoning"]
+    repeats = []
+    for seed in range(60):
+        v = village(ROLES, seed=3)
+        v.act(1, Ability.ATTACK, 11)
+        v.act(3, Ability.DIVINE, 6)  # day 2; nobody has claimed
+        for seat in (1, 2, 6):  # the wolves and a villager
+            said: list[str] = []
+            for look in range(6):
+                for command in decide(view_of(v.state, v, seat), random.Random(f"{seed}:{look}")):
+                    if isinstance(command, Say):
+                        text = word(command.key, command.params, "ja")
+                        said.append(text)
+                        v.talk(seat, text)
+                    elif isinstance(command, Vote):
+                        v.vote(seat, command.target)
+            if len(said) != len(set(said)):
+                repeats.append((seed, seat, said))
+    assert not repeats, repeats[:3]

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db.models import F
 from django.test import override_settings
+from django.utils import timezone
 
 from villages.bots import ACCOUNT_PREFIX
 from villages.engine import game as engine
 from villages.engine.errors import BadRequest, Forbidden, VillageFull, WrongPhase
 from villages.models import Icon, Message, Seat, Village
-from villages.services import bots, clock, lifecycle, play
+from villages.services import bots, clock, core, lifecycle, play
 from villages.services.persist import snapshot_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.timeout(300)]
@@ -193,3 +196,37 @@ def test_two_sweepers_claiming_the_same_bots_make_each_look_once(monkeypatch):
     monkeypatch.setattr(bots, "act", look)
     bots.run_due_bots()
     assert sorted(looked) == sorted(set(looked)) and len(looked) == 8
+
+
+def test_a_bot_is_never_looked_at_twice_at_once_and_looks_again_after_a_change(monkeypatch):
+    """A commit of another seat during a look wakes every idle bot; the bot in the middle
+    of its look is not idle, or a second sweeper would look at it from a view without the
+    line the first look is about to say (seen in CI: a bot said the same line twice)."""
+    owner = host()
+    village = lifecycle.create_village(user=owner, name="重なり", capacity=8)
+    bots.add_bots(village_id=village.pk, user=owner)
+    looked: list[int] = []
+    busy: set[int] = set()
+    overlapping: list[int] = []
+
+    def look(pk):
+        overlapping.extend([pk] if pk in busy else [])
+        busy.add(pk)
+        looked.append(pk)
+        try:
+            if len(looked) == 1:  # another seat's line commits and a second sweeper runs
+                Village.objects.filter(pk=village.pk).update(version=F("version") + 1)
+                core._wake_bots(village.pk, timezone.now() - timedelta(seconds=5))
+                bots.run_due_bots()
+            return None
+        finally:
+            busy.discard(pk)
+
+    monkeypatch.setattr(bots, "act", look)
+    bots.run_due_bots()
+    assert not overlapping and len(looked) == 8, looked
+    # The change came after the first look's claim only: that bot alone looks again.
+    again = Seat.objects.filter(village=village).exclude(bot_next_at=None)
+    assert list(again.values_list("pk", flat=True)) == looked[:1]
+    bots.run_due_bots()
+    assert looked[8:] == looked[:1]

@@ -7,7 +7,10 @@ change of a practice village gives each living bot a time to look again
 (`Seat.bot_next_at`, JINRO_BOT_DELAY seconds on; `core._wake_bots`); the sweep
 (`run_due_bots`, beside the deadlines) claims each due bot with one compare-and-set,
 so that several workers never make a bot act twice, builds the seat's view, asks its
-strategy and sends the commands.
+strategy and sends the commands. The claim is a lease (LOOK_LEASE): while a bot looks,
+no change wakes it, so that a second sweeper never looks at it from a view without the
+line the first look is about to say; when the look ends, the bot looks again if the
+village changed meanwhile (its own lines included), as a change would have woken it.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
@@ -44,6 +48,7 @@ NAMES = [
     "ノゾミ", "イツキ",
 ]  # fmt: skip
 BATCH = 200
+LOOK_LEASE = timedelta(seconds=60)  # a look that takes longer is taken as lost (a worker died)
 
 
 def _pool() -> list[AbstractBaseUser]:
@@ -130,14 +135,21 @@ def run_due_bots(*, now: datetime | None = None) -> int:
     done = 0
     for pk, when in due:
         # The claim: only the sweeper whose update finds the time unchanged goes on.
-        if not Seat.objects.filter(pk=pk, bot_next_at=when).update(bot_next_at=None):
+        lease = timezone.now() + LOOK_LEASE
+        if not Seat.objects.filter(pk=pk, bot_next_at=when).update(bot_next_at=lease):
             continue
+        village_id, version = Seat.objects.filter(pk=pk).values_list(
+            "village_id", "village__version"
+        )[0]
+        next_look = None
         try:
-            act(pk)
+            next_look = act(pk)
             done += 1
         except Exception:
             logger.exception("bot seat %s failed", pk)
-            _look_again(pk)
+            next_look = _later(at_least=1)
+        finally:
+            _release(pk, lease, next_look, village_id, version)
     # Seats of villages that ended or were deleted meanwhile keep no time.
     Seat.objects.filter(~Q(bot=""), bot_next_at__isnull=False).exclude(
         village__status__in=[Village.Status.WAITING, Village.Status.PLAYING]
@@ -145,20 +157,21 @@ def run_due_bots(*, now: datetime | None = None) -> int:
     return done
 
 
-def act(seat_pk: int) -> None:
-    """One look of one bot: its view, its strategy's commands, each through the services."""
+def act(seat_pk: int) -> datetime | None:
+    """One look of one bot: its view, its strategy's commands, each through the services.
+    Returns when it looks next: None for at the next change of its village."""
     row = Seat.objects.select_related("user").filter(pk=seat_pk).first()
     if row is None or row.user is None or not row.bot or row.kicked:
-        return
+        return None
     loaded = snapshot_of(row.village_id)
     if loaded is None or loaded.seat_of_user(row.user_id) is None:
-        return
+        return None
     lines = Message.objects.filter(
         village_id=row.village_id, hidden=False, id__lte=loaded.village.last_line
     ).order_by("id")
     view = bots.bot_view(loaded.state, row.seat_no, lines, rules(), timezone.now())
     if view is None:
-        return
+        return None
     strategy = bots.STRATEGIES.get(row.bot, bots.STRATEGIES[bots.DEFAULT])
     rng = random.Random(f"{loaded.village.seed}:{row.seat_no}:{loaded.village.version}")
     sent = 0
@@ -171,13 +184,31 @@ def act(seat_pk: int) -> None:
     if view.duties and not sent:
         # It still owes something and changed nothing, so no change may come to wake it.
         logger.info("bot seat %s owes %s and did nothing: it looks again", seat_pk, view.duties)
-        _look_again(seat_pk)
+        return _later(at_least=1)
+    return None
 
 
-def _look_again(seat_pk: int) -> None:
-    """A look later (JINRO_BOT_DELAY, at least a second), unless one is due already."""
-    later = timezone.now() + timedelta(seconds=max(1, number("BOT_DELAY")))
-    Seat.objects.filter(pk=seat_pk, bot_next_at__isnull=True).update(bot_next_at=later)
+def _release(
+    seat_pk: int, lease: datetime, next_look: datetime | None, village_id: int, version: int
+) -> None:
+    """End a look: the bot looks next at `next_look`, or soon if its village changed since
+    the claim (a change that found it looking could not wake it). Under the village's
+    row lock, so that no commit falls between the question and the answer."""
+    with transaction.atomic():
+        now = (
+            Village.objects.select_for_update()
+            .filter(pk=village_id)
+            .values_list("version", flat=True)
+            .first()
+        )
+        if next_look is None and now is not None and now != version:
+            next_look = _later()
+        Seat.objects.filter(pk=seat_pk, bot_next_at=lease).update(bot_next_at=next_look)
+
+
+def _later(*, at_least: float = 0) -> datetime:
+    """When a bot looks next: JINRO_BOT_DELAY from now, as `core._wake_bots` gives."""
+    return timezone.now() + timedelta(seconds=max(at_least, number("BOT_DELAY")))
 
 
 def _send(village_id: int, user: AbstractBaseUser, command: bots.Command) -> None:

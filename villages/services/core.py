@@ -211,7 +211,8 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
 
 def _wake_bots(village_id: int, now: datetime) -> None:
     """After a change of a practice village each living bot looks again after a pause
-    (services/bots.py; one already due keeps its earlier time)."""
+    (services/bots.py; one already due keeps its earlier time, and one in the middle of
+    a look holds its lease and looks again when it ends)."""
     Seat.objects.filter(
         village_id=village_id, kicked=False, alive=True, bot_next_at__isnull=True
     ).exclude(bot="").update(bot_next_at=now + timedelta(seconds=number("BOT_DELAY")))
