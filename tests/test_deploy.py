@@ -167,9 +167,9 @@ def test_a_form_without_its_csrf_token_gets_the_sites_page_and_changes_nothing()
 # --- Deploy files ------------------------------------------------------------------------------
 
 
-def nginx_site_for_test(tmp_path: Path, site_url: str) -> tuple[Path, int, int]:
+def nginx_site_for_test(tmp_path: Path, *site_urls: str) -> tuple[Path, int, int]:
     """deploy/nginx's site, made to run here: loopback ports, this checkout, a self-signed
-    certificate, the test's site process as its one upstream."""
+    certificate, the test's site processes as its upstreams."""
     site = (ROOT / "deploy" / "nginx" / "jinro_site.conf").read_text()
     http_port, https_port = free_port(), free_port()
     subprocess.run(
@@ -178,9 +178,9 @@ def nginx_site_for_test(tmp_path: Path, site_url: str) -> tuple[Path, int, int]:
          "-out", str(tmp_path / "cert.pem")],
         check=True, capture_output=True,
     )  # fmt: skip
-    upstream = site_url.removeprefix("http://")
+    upstreams = "\n    ".join(f"server {url.removeprefix('http://')};" for url in site_urls)
     replacements = {
-        "server 127.0.0.1:8001;\n    server 127.0.0.1:8002;": f"server {upstream};",
+        "server 127.0.0.1:8001;\n    server 127.0.0.1:8002;": upstreams,
         "listen 80;\n    listen [::]:80;": f"listen 127.0.0.1:{http_port};",
         "listen 443 ssl http2;\n    listen [::]:443 ssl http2;": (
             f"listen 127.0.0.1:{https_port} ssl http2;"
@@ -280,6 +280,80 @@ def test_the_nginx_site_passes_nginx_t_and_serves_the_site_static_files_and_sock
     finally:
         nginx.terminate()
         nginx.wait(10)
+
+
+def test_nginx_sends_each_villages_requests_to_one_instance_and_the_rest_anywhere(tmp_path):
+    """deploy/nginx's upstream with two instances: a village's pages and API calls all go
+    to one of them (its snapshot there stays the newest), other requests to both."""
+    if not os.path.exists(NGINX):
+        pytest.skip(f"{NGINX} is absent (CI installs it)")
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    heard: dict[int, list[str]] = {}
+
+    class Instance(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            heard.setdefault(self.server.server_address[1], []).append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_POST = do_GET
+
+        def log_message(self, *args) -> None:
+            pass
+
+    instances = [ThreadingHTTPServer(("127.0.0.1", 0), Instance) for _ in range(2)]
+    for instance in instances:
+        threading.Thread(target=instance.serve_forever, daemon=True).start()
+    urls = [f"http://127.0.0.1:{i.server_address[1]}" for i in instances]
+    conf, _http, https_port = nginx_site_for_test(tmp_path, *urls)
+    nginx = subprocess.Popen([NGINX, "-c", str(conf)], stderr=subprocess.PIPE)
+    try:
+        import ssl
+        import time
+
+        context = ssl.create_default_context(cafile=str(tmp_path / "cert.pem"))
+        context.check_hostname = False
+
+        def get(path: str) -> None:
+            request = urllib.request.Request(
+                f"https://127.0.0.1:{https_port}{path}", headers={"Host": "localhost"}
+            )
+            urllib.request.urlopen(request, context=context, timeout=5).close()
+
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                get("/healthz")
+                break
+            except (urllib.error.URLError, ConnectionError):
+                if time.monotonic() > deadline or nginx.poll() is not None:
+                    raise
+
+        def instances_of(paths: list[str]) -> set[int]:
+            heard.clear()
+            for path in paths:
+                get(path)
+            return set(heard)
+
+        for village in (7, 8, 1234):
+            paths = [
+                f"/villages/{village}/",
+                f"/villages/{village}/lower",
+                f"/api/v1/villages/{village}/messages",
+                f"/api/v1/villages/{village}",
+            ]
+            assert len(instances_of(paths * 5)) == 1, heard
+        assert len(instances_of([f"/villages/{n}/" for n in range(1, 41)])) == 2
+        assert len(instances_of(["/healthz"] * 40)) == 2
+        assert len(instances_of(["/villages/"] * 40)) == 2  # the list is no village's
+    finally:
+        nginx.terminate()
+        nginx.wait(10)
+        for instance in instances:
+            instance.shutdown()
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
