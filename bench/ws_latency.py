@@ -17,7 +17,9 @@ posts:
 * `--post-via http` (default): the players' POST /api/v1/villages/{id}/messages, to a
   second daphne process (a second node behind the load balancer); the line is pushed
   from there, on commit, through Redis.
-  `--post-nodes N` spreads the POSTs over N such daphnes, as N posting nodes would.
+  `--post-nodes N` spreads the POSTs over N such daphnes, as N posting nodes would:
+  a village's POSTs to its own node (`--routing village`, as deploy/nginx routes them),
+  or each to any node (`--routing random`).
 * `--post-via service`: a separate process calls the posting service directly, on one
   long-lived event loop, as a Celery worker or a bot inside the site would: the same
   commit and push, without the HTTP request around them.
@@ -30,7 +32,16 @@ fresh state (a wolf's line costs virtual time).
 Latency: from just before the post (the HTTP request, or the service call) to the
 arrival of the message frame at each socket of its village, on one monotonic clock.
 A frame that has not arrived 10 s after the last post counts as lost. This client
-raises its GC thresholds like the server does, so that its own pauses don't count.
+raises its GC thresholds like the server does, so that its own pauses don't count, and
+posts from as many threads as POSTs are in flight, as independent players would.
+
+Before the measured run, a warm-up round posts one line per village to each posting node
+at the same rate (a node's first line of a village builds that village's caches there:
+about six times the CPU of a later line); its figures are printed on their own line, and
+`--no-warm-up` measures from the first line as the bench did before stop 25. While
+posting, the machine's CPU and CPU pressure (/proc/pressure/cpu) are sampled, and the
+pressure during the slowest POSTs is set beside the pressure during the others.
+Issue 9's target at V = 200: p99 ≤ 50 ms, nothing lost.
 """
 
 from __future__ import annotations
@@ -42,10 +53,14 @@ import gc
 import json
 import os
 import queue
+import random
 import statistics
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -66,6 +81,8 @@ from common import (
 )
 
 WOLF_SEATS = (1, 2, 3)
+PROCESS_NAMES: dict[int, str] = {}  # pid -> the report's name, for Machine.busiest
+POSTS_IN_FLIGHT = 64  # the client's threads for POSTs: more than are ever in flight at once
 POST_EVERY = 5.0
 NAME = "bench-ws"
 
@@ -181,6 +198,16 @@ def schedule(villages: list[Village], seconds: float, start: float) -> list[tupl
     return sorted(plan)
 
 
+def warm_up_plan(villages: list[Village], nodes: int, start: float) -> list[tuple[float, int]]:
+    """(when, village index): a line per village to each posting node in turn, at the
+    measured rate. POSTs go to node n % nodes for the n-th of the plan, so each village's
+    k-th warm-up line goes to node k."""
+    count = len(villages) * nodes
+    step = POST_EVERY / len(villages)
+    order = sorted(range(count), key=lambda n: (n % nodes, n // nodes))
+    return [(start + step * rank, n // nodes) for rank, n in enumerate(order)]
+
+
 class Posters:
     """The players' POSTs, over connections kept alive to each posting daphne, as nginx
     keeps its upstream connections (deploy/nginx: `keepalive`); with `fresh`, a new
@@ -244,7 +271,114 @@ class Run:
     answers: list[float] = field(default_factory=list)  # HTTP POST round trips
     errors: list[str] = field(default_factory=list)
     lags: list[float] = field(default_factory=list)  # this client's loop, late by (s)
-    slowest: list[tuple[float, float, int]] = field(default_factory=list)  # answer, at, village
+    slowest: list[tuple[float, float, float]] = field(default_factory=list)  # answer, at, sent
+    machine: Machine | None = None
+    warm_up: str = ""  # the warm-up round's figures, printed with the run's
+
+    def latencies(self) -> list[float]:
+        """Every frame's post → frame time (ms) of the lines posted so far."""
+        return [
+            (t - self.sent[i]) * 1000
+            for i, times in self.arrived.items()
+            if i in self.sent
+            for t in times
+        ]
+
+    def end_warm_up(self) -> None:
+        """Keep the warm-up round's figures aside and start counting afresh."""
+        ms = self.latencies() or [float("nan")]
+        answers = [x * 1000 for x in self.answers] or [float("nan")]
+        lost = PLAYERS * len(self.sent) - len(self.latencies())
+        self.warm_up = (
+            f"warm-up round ({len(self.sent)} posts, each village's first line on each "
+            f"posting node: cold caches there): post → frame ms p50 "
+            f"{statistics.median(ms):.1f}  p99 {percentile(ms, 0.99):.1f}  max {max(ms):.1f}; "
+            f"POST answer p99 {percentile(answers, 0.99):.1f}; lost {lost}, "
+            f"errors {len(self.errors)}"
+        )
+        for key in self.sent:
+            self.arrived.pop(key, None)
+        self.sent.clear()
+        self.answers.clear()
+        self.slowest.clear()
+        self.errors.clear()
+
+
+class Machine:
+    """The whole machine, sampled every 20 ms in a thread of its own: its CPU time busy and
+    its CPU pressure (/proc/pressure/cpu "some": time in which a runnable task waited for a
+    core), so that a slow POST can be set beside what the machine did meanwhile."""
+
+    EVERY = 0.02
+
+    def __init__(self, who: bool = False) -> None:
+        self.samples: list[tuple[float, float, float, float]] = []  # at, waited, busy, all (s)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+        self.tick = os.sysconf("SC_CLK_TCK")
+        # With `who`, every process's CPU too, every 5th sample: at, {(pid, name): seconds}.
+        self.who = who
+        self.processes: list[tuple[float, dict[tuple[int, str], float]]] = []
+
+    def _read_processes(self) -> None:
+        found = {}
+        for proc in Path("/proc").iterdir():
+            if proc.name.isdigit():
+                with contextlib.suppress(OSError, IndexError):
+                    name, _, rest = (proc / "stat").read_text().partition(") ")
+                    fields = rest.split()
+                    used = (int(fields[11]) + int(fields[12])) / self.tick
+                    found[(int(proc.name), name.split("(", 1)[1])] = used
+        self.processes.append((time.monotonic(), found))
+
+    def busiest(self, start: float, end: float, top: int = 4) -> str:
+        """The processes that used the most CPU from start to end (ms), widest sampling."""
+        before = [x for x in self.processes if x[0] <= start]
+        after = [x for x in self.processes if x[0] >= end]
+        if not before or not after:
+            return ""
+        (t0, a), (t1, b) = before[-1], after[0]
+        used = sorted(((b[k] - a.get(k, 0.0), k) for k in b), reverse=True)[:top]
+        names = {pid: PROCESS_NAMES.get(pid, name) for (pid, name) in b}
+        return f"{(t1 - t0) * 1000:.0f} ms: " + ", ".join(
+            f"{names[pid]} {ms * 1000:.0f}" for ms, (pid, _) in used if ms > 0
+        )
+
+    def _read(self) -> tuple[float, float, float, float]:
+        waited = 0.0
+        with contextlib.suppress(OSError):
+            some = Path("/proc/pressure/cpu").read_text().splitlines()[0]
+            waited = int(some.rsplit("total=", 1)[1]) / 1e6
+        jiffies = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        idle = jiffies[3] + jiffies[4]
+        total = sum(jiffies[:8])
+        return time.monotonic(), waited, (total - idle) / self.tick, total / self.tick
+
+    def _sample(self) -> None:
+        n = 0
+        while not self.stop.wait(self.EVERY):
+            self.samples.append(self._read())
+            n += 1
+            if self.who and n % 5 == 0:
+                self._read_processes()
+
+    def __enter__(self) -> Machine:
+        self.samples.append(self._read())
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+        self.samples.append(self._read())
+
+    def between(self, start: float, end: float) -> tuple[float, float]:
+        """(CPU pressure, share of all cores busy) from start to end, in the samples' steps."""
+        inside = [x for x in self.samples if start - self.EVERY <= x[0] <= end + self.EVERY]
+        if len(inside) < 2:
+            return float("nan"), float("nan")
+        (t0, w0, b0, a0), (t1, w1, b1, a1) = inside[0], inside[-1]
+        return (w1 - w0) / (t1 - t0), (b1 - b0) / max(a1 - a0, 1e-9)
 
 
 async def watch_lag(run: Run, every: float = 0.01) -> None:
@@ -282,10 +416,33 @@ async def listen(run: Run, village: Village, seat: int, ready: asyncio.Event, op
                     run.arrived.setdefault((village.id, line[0]), []).append(now)
 
 
+def router(routing: str, bases: list[str]) -> Callable[[int, int], str]:
+    """Which posting node takes the n-th POST of the plan, to village `index`:
+    - "village": always the village's own node, as deploy/nginx routes (a hash of the id);
+    - "random": any node, as a load balancer that knows no villages would;
+    - "plan": node n % nodes (the warm-up round's: a village's k-th line to node k)."""
+    pick = random.Random(7).choice
+    if routing == "village":
+        return lambda n, index: bases[index % len(bases)]
+    if routing == "random":
+        return lambda n, index: pick(bases)
+    return lambda n, index: bases[n % len(bases)]
+
+
 async def post_http(
-    run: Run, bases: list[str], plan: list[tuple[float, int]], fresh: bool = False
+    run: Run,
+    bases: list[str],
+    plan: list[tuple[float, int]],
+    fresh: bool = False,
+    routing: str = "village",
 ) -> None:
     posters = Posters(bases, fresh)
+    route = router(routing, bases)
+
+    # Players post independently: a thread per POST in flight, never a queue for a free one
+    # (asyncio.to_thread's default pool has 6, which made the client queue slow POSTs).
+    pool = ThreadPoolExecutor(max_workers=POSTS_IN_FLIGHT)
+    loop = asyncio.get_running_loop()
 
     async def one(at: float, index: int, n: int) -> None:
         await asyncio.sleep(max(0.0, at - time.monotonic()))
@@ -293,19 +450,22 @@ async def post_http(
         sent = time.monotonic()
         seat = WOLF_SEATS[n % len(WOLF_SEATS)]
         try:
-            message_id = await asyncio.to_thread(
-                posters.post, bases[n % len(bases)], village, seat, f"遠吠え{n}"
+            message_id = await loop.run_in_executor(
+                pool, posters.post, route(n, index), village, seat, f"遠吠え{n}"
             )
         except Exception as error:
             run.errors.append(repr(error))
             return
         run.answers.append(time.monotonic() - sent)
-        run.slowest.append((run.answers[-1], sent - first, village.id))
+        run.slowest.append((run.answers[-1], sent - first, sent))
         run.sent[(village.id, message_id)] = sent
 
     first = time.monotonic()
 
-    await asyncio.gather(*(one(at, index, n) for n, (at, index) in enumerate(plan)))
+    try:
+        await asyncio.gather(*(one(at, index, n) for n, (at, index) in enumerate(plan)))
+    finally:
+        pool.shutdown()
 
 
 async def post_service(run: Run, poster: subprocess.Popen, plan: list[tuple[float, int]]) -> None:
@@ -342,6 +502,9 @@ async def measure(
     cpu_of,
     around=None,
     fresh: bool = False,
+    warm_up: bool = True,
+    who: bool = False,
+    routing: str = "village",
 ) -> dict:
     """Open the sockets, post for run.seconds, wait for the frames; CPU used meanwhile
     (and `around()`, a profiler, around the posting)."""
@@ -367,25 +530,38 @@ async def measure(
     gc.freeze()
     ready.set()
     lag = asyncio.ensure_future(watch_lag(run))
-    with around() if around else contextlib.nullcontext():
+    if post_via == "http" and warm_up:
+        assert isinstance(target, list)
+        plan = warm_up_plan(run.villages, len(target), time.monotonic())
+        await post_http(run, target, plan, fresh, routing="plan")
+        await frames_arrived(run)
+        run.end_warm_up()
+        await asyncio.sleep(1)
+    run.machine = Machine(who)
+    with around() if around else contextlib.nullcontext(), run.machine:
         cpu = cpu_of()
         plan = schedule(run.villages, run.seconds, time.monotonic() + 1)
         if post_via == "http":
-            await post_http(run, target, plan, fresh)
+            await post_http(run, target, plan, fresh, routing)
         else:
             await post_service(run, target, plan)
         cpu = {name: used - cpu[name] for name, used in cpu_of().items()}
     lag.cancel()
-    expected = PLAYERS * len(run.sent)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if sum(len(run.arrived.get(i, ())) for i in run.sent) >= expected:
-            break
-        await asyncio.sleep(0.1)
+    await frames_arrived(run)
     for task in listeners:
         task.cancel()
     await asyncio.gather(*listeners, return_exceptions=True)
     return cpu
+
+
+async def frames_arrived(run: Run, wait: float = 10.0) -> None:
+    """Until every frame of the lines posted so far has arrived, or `wait` s have passed."""
+    expected = PLAYERS * len(run.sent)
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if sum(len(run.arrived.get(i, ())) for i in run.sent) >= expected:
+            break
+        await asyncio.sleep(0.1)
 
 
 def service_cpu() -> dict[str, float]:
@@ -414,9 +590,9 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def report(v: int, run: Run, cpu: dict[str, float]) -> None:
-    latencies = [
-        (t - run.sent[i]) * 1000 for i, times in run.arrived.items() if i in run.sent for t in times
-    ]
+    if run.warm_up:
+        print(f"       {run.warm_up}", flush=True)
+    latencies = run.latencies()
     expected = PLAYERS * len(run.sent)
     unmatched = sum(len(t) for i, t in run.arrived.items() if i not in run.sent)
     ms = latencies or [float("nan")]
@@ -440,6 +616,34 @@ def report(v: int, run: Run, cpu: dict[str, float]) -> None:
         slow = sorted(run.slowest, reverse=True)[:8]
         slow_text = ", ".join(f"{a * 1000:.0f} @{t:.1f}" for a, t, _ in slow)
         print(f"       the slowest POSTs (ms, at s): {slow_text}")
+        machine = run.machine
+        if machine is not None and len(machine.samples) > 2:
+            first, last = machine.samples[0][0], machine.samples[-1][0]
+            pressure, busy = machine.between(first, last)
+            print(
+                f"       the machine while posting: all cores {busy * 100:.0f}% busy, "
+                f"CPU pressure {pressure * 100:.0f}% (time a runnable task waited for a core)"
+            )
+            ranked = sorted(run.slowest, reverse=True)
+            tail = ranked[: max(1, len(ranked) // 100)]
+            rest = ranked[len(ranked) // 10 :]
+
+            def mean_pressure(posts: list[tuple[float, float, float]]) -> float:
+                found = [machine.between(sent, sent + a)[0] for a, _, sent in posts]
+                found = [x for x in found if x == x]
+                return statistics.mean(found) * 100 if found else float("nan")
+
+            print(
+                f"       CPU pressure during the slowest 1% of POSTs {mean_pressure(tail):.0f}%,"
+                f" during the fastest 90% {mean_pressure(rest):.0f}%"
+            )
+            if machine.processes:
+                for answer, at, sent in ranked[:5]:
+                    busiest = machine.busiest(sent, sent + answer)
+                    print(
+                        f"       who used the CPU around the POST of {answer * 1000:.0f} ms "
+                        f"@{at:.1f}: {busiest}"
+                    )
     if run.lags:
         lags = [x * 1000 for x in run.lags]
         print(
@@ -467,6 +671,22 @@ def main() -> None:
     parser.add_argument("--screen", action="store_true", help="game-screen sockets (HTML)")
     parser.add_argument(
         "--fresh-connections", action="store_true", help="a new connection for every POST"
+    )
+    parser.add_argument(
+        "--routing",
+        choices=("village", "random"),
+        default="village",
+        help="which posting node takes a village's POST: its own (deploy/nginx), or any",
+    )
+    parser.add_argument(
+        "--who",
+        action="store_true",
+        help="sample every process's CPU too, and name the busiest around the slowest POSTs",
+    )
+    parser.add_argument(
+        "--no-warm-up",
+        action="store_true",
+        help="measure from the first line (every node's caches cold), as before stop 25",
     )
     parser.add_argument(
         "--profile",
@@ -501,7 +721,7 @@ def main() -> None:
         how = f"POST to {args.post_nodes} other daphne(s)"
     else:
         how = "the posting service in a process of its own"
-    print(f"posting via {how}; {os.cpu_count()} cores", flush=True)
+    print(f"posting via {how} ({args.routing} routing); {os.cpu_count()} cores", flush=True)
     try:
         for v in args.villages:
             run = Run(villages[:v], [n.url for n in socket_nodes], args.seconds, args.screen)
@@ -521,6 +741,9 @@ def main() -> None:
                 target = poster
             print(f"V={v}: connecting {v * PLAYERS} sockets", flush=True)
 
+            PROCESS_NAMES.update({p.popen.pid: name for name, p in processes.items()})
+            PROCESS_NAMES[os.getpid()] = "this client"
+
             def cpu_of() -> dict[str, float]:
                 found = {name: p.cpu_seconds() for name, p in processes.items()}
                 return found | service_cpu() | {"this client": time.process_time()}
@@ -530,7 +753,17 @@ def main() -> None:
                 profiled = processes.get("daphne (posts)") or processes["daphne (posts 1)"]
             around = partial(Profiler, profiled, log_dir / "profile.raw") if profiled else None
             cpu = asyncio.run(
-                measure(run, args.post_via, target, cpu_of, around, args.fresh_connections)
+                measure(
+                    run,
+                    args.post_via,
+                    target,
+                    cpu_of,
+                    around,
+                    args.fresh_connections,
+                    not args.no_warm_up,
+                    args.who,
+                    args.routing,
+                )
             )
             report(v, run, cpu)
             if "poster" in processes:
