@@ -572,3 +572,18 @@ def test_the_redis_client_reads_replies_with_hiredis():
     import redis.utils
 
     assert redis.utils.HIREDIS_AVAILABLE
+
+
+def test_a_daphne_process_takes_its_gc_thresholds_from_the_environment(monkeypatch):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from jinro_site import runtime
+
+    monkeypatch.delenv("GC_THRESHOLDS", raising=False)
+    assert runtime.gc_thresholds() == runtime.GC_THRESHOLDS
+    monkeypatch.setenv("GC_THRESHOLDS", " 2000, 5,50 ")
+    assert runtime.gc_thresholds() == (2000, 5, 50)
+    for bad in ("2000,5", "0,10,100", "a,b,c", "2000,-1,100"):
+        monkeypatch.setenv("GC_THRESHOLDS", bad)
+        with pytest.raises(ImproperlyConfigured, match="GC_THRESHOLDS"):
+            runtime.gc_thresholds()
