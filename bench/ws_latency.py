@@ -33,7 +33,7 @@ Latency: from just before the post (the HTTP request, or the service call) to th
 arrival of the message frame at each socket of its village, on one monotonic clock.
 A frame that has not arrived 10 s after the last post counts as lost. This client
 raises its GC thresholds like the server does, so that its own pauses don't count, and
-posts from as many threads as POSTs are in flight, as independent players would.
+posts on its own event loop, each POST when its time comes, as independent players would.
 
 Before the measured run, a warm-up round posts one line per village to each posting node
 at the same rate (a node's first line of a village builds that village's caches there:
@@ -52,7 +52,6 @@ import contextlib
 import gc
 import json
 import os
-import queue
 import random
 import statistics
 import subprocess
@@ -60,11 +59,9 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from common import (
@@ -72,7 +69,6 @@ from common import (
     PLAYERS,
     ROOT,
     RULES_ENV,
-    Client,
     Profiler,
     Site,
     bench_users,
@@ -82,7 +78,6 @@ from common import (
 
 WOLF_SEATS = (1, 2, 3)
 PROCESS_NAMES: dict[int, str] = {}  # pid -> the report's name, for Machine.busiest
-POSTS_IN_FLIGHT = 64  # the client's threads for POSTs: more than are ever in flight at once
 POST_EVERY = 5.0
 NAME = "bench-ws"
 
@@ -96,6 +91,12 @@ def setup_django() -> None:
     import django
 
     django.setup()
+
+
+def gc_thresholds() -> tuple[int, int, int]:
+    from jinro_site.runtime import gc_thresholds
+
+    return gc_thresholds()
 
 
 # --- Setup: users and villages, through the services -----------------------------------------
@@ -209,26 +210,69 @@ def warm_up_plan(villages: list[Village], nodes: int, start: float) -> list[tupl
 
 
 class Posters:
-    """The players' POSTs, over connections kept alive to each posting daphne, as nginx
-    keeps its upstream connections (deploy/nginx: `keepalive`); with `fresh`, a new
-    connection per POST (the bench's way before stop 24)."""
+    """The players' POSTs, on this client's event loop (no thread: threads waiting for the
+    GIL had stalled the loop that times the frames), over HTTP/1.1 connections kept alive
+    to each posting daphne, as nginx keeps its upstream connections (deploy/nginx:
+    `keepalive`); with `fresh`, a new connection per POST (the bench's way before stop 24)."""
 
     def __init__(self, bases: list[str], fresh: bool = False) -> None:
         self.fresh = fresh
-        self.free: dict[str, queue.SimpleQueue[Client]] = {b: queue.SimpleQueue() for b in bases}
+        self.free: dict[str, list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]] = {
+            b: [] for b in bases
+        }
 
-    def post(self, base: str, village: Village, seat: int, text: str) -> int:
-        try:
-            client = self.free[base].get_nowait()
-        except queue.Empty:
-            client = Client(SimpleNamespace(port=int(base.rsplit(":", 1)[1])))
-        try:
-            return client.post_line(village.id, village.tokens[seat], text)
-        finally:
-            if self.fresh:
-                client.conn.close()
+    async def post(self, base: str, village: Village, seat: int, text: str) -> int:
+        """Post a line; a refusal for load (503) is tried again after its Retry-After."""
+        body = json.dumps({"text": text, "channel": "talk"}).encode()
+        head = (
+            f"POST /api/v1/villages/{village.id}/messages HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Authorization: Token {village.tokens[seat]}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+            + ("Connection: close\r\n" if self.fresh else "")
+            + "\r\n"
+        ).encode()
+        for _ in range(5):
+            status, headers, data = await self._exchange(base, head + body)
+            if status != 503:
+                break
+            await asyncio.sleep(float(headers.get("retry-after") or 1))
+        if status != 201:
+            raise RuntimeError(f"{status} {data[:300]!r}")
+        return json.loads(data)["id"]
+
+    async def _exchange(self, base: str, request: bytes) -> tuple[int, dict[str, str], bytes]:
+        free = self.free[base]
+        for attempt in range(2):
+            if free and attempt == 0:
+                reader, writer = free.pop()
             else:
-                self.free[base].put(client)
+                host, port = base.removeprefix("http://").rsplit(":", 1)
+                reader, writer = await asyncio.open_connection(host, int(port))
+            writer.write(request)
+            status_line = await reader.readline()
+            if status_line:
+                break
+            writer.close()  # closed while idle: the site had not read the request
+        else:
+            raise ConnectionError("the posting daphne closed the connection")
+        headers = {}
+        while (line := await reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode("latin-1").partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if headers.get("transfer-encoding", "").lower() == "chunked":
+            chunks = []
+            while size := int((await reader.readline()).split(b";")[0], 16):
+                chunks.append(await reader.readexactly(size))
+                await reader.readline()
+            await reader.readline()
+            data = b"".join(chunks)
+        else:
+            data = await reader.readexactly(int(headers.get("content-length", "0")))
+        if self.fresh or headers.get("connection", "").lower() == "close":
+            writer.close()
+        else:
+            free.append((reader, writer))
+        return int(status_line.split()[1]), headers, data
 
 
 def service_poster() -> None:
@@ -240,7 +284,7 @@ def service_poster() -> None:
     from jinro_site.runtime import run_sync_on_loop
     from villages.services import play
 
-    gc.set_threshold(50_000, 20, 100)
+    gc.set_threshold(*gc_thresholds())  # as a daphne of the site does
     print("ready", flush=True)
     job = json.loads(sys.stdin.readline())
     users = {u.pk: u for u in get_user_model().objects.filter(pk__in=job["users"])}
@@ -274,6 +318,7 @@ class Run:
     slowest: list[tuple[float, float, float]] = field(default_factory=list)  # answer, at, sent
     machine: Machine | None = None
     warm_up: str = ""  # the warm-up round's figures, printed with the run's
+    started: float = 0.0  # time.monotonic() at the first POST (to match other logs)
 
     def latencies(self) -> list[float]:
         """Every frame's post → frame time (ms) of the lines posted so far."""
@@ -338,10 +383,12 @@ class Machine:
         if not before or not after:
             return ""
         (t0, a), (t1, b) = before[-1], after[0]
-        used = sorted(((b[k] - a.get(k, 0.0), k) for k in b), reverse=True)[:top]
+        # By pid: a kernel worker's name changes with its work.
+        was = {pid: used for (pid, _), used in a.items()}
         names = {pid: PROCESS_NAMES.get(pid, name) for (pid, name) in b}
+        used = sorted(((u - was.get(pid, u), pid) for (pid, _), u in b.items()), reverse=True)
         return f"{(t1 - t0) * 1000:.0f} ms: " + ", ".join(
-            f"{names[pid]} {ms * 1000:.0f}" for ms, (pid, _) in used if ms > 0
+            f"{names[pid]} {ms * 1000:.0f}" for ms, pid in used[:top] if ms > 0
         )
 
     def _read(self) -> tuple[float, float, float, float]:
@@ -439,20 +486,13 @@ async def post_http(
     posters = Posters(bases, fresh)
     route = router(routing, bases)
 
-    # Players post independently: a thread per POST in flight, never a queue for a free one
-    # (asyncio.to_thread's default pool has 6, which made the client queue slow POSTs).
-    pool = ThreadPoolExecutor(max_workers=POSTS_IN_FLIGHT)
-    loop = asyncio.get_running_loop()
-
     async def one(at: float, index: int, n: int) -> None:
         await asyncio.sleep(max(0.0, at - time.monotonic()))
         village = run.villages[index]
         sent = time.monotonic()
         seat = WOLF_SEATS[n % len(WOLF_SEATS)]
         try:
-            message_id = await loop.run_in_executor(
-                pool, posters.post, route(n, index), village, seat, f"遠吠え{n}"
-            )
+            message_id = await posters.post(route(n, index), village, seat, f"遠吠え{n}")
         except Exception as error:
             run.errors.append(repr(error))
             return
@@ -460,12 +500,9 @@ async def post_http(
         run.slowest.append((run.answers[-1], sent - first, sent))
         run.sent[(village.id, message_id)] = sent
 
-    first = time.monotonic()
+    first = run.started = time.monotonic()
 
-    try:
-        await asyncio.gather(*(one(at, index, n) for n, (at, index) in enumerate(plan)))
-    finally:
-        pool.shutdown()
+    await asyncio.gather(*(one(at, index, n) for n, (at, index) in enumerate(plan)))
 
 
 async def post_service(run: Run, poster: subprocess.Popen, plan: list[tuple[float, int]]) -> None:
@@ -615,7 +652,10 @@ def report(v: int, run: Run, cpu: dict[str, float]) -> None:
         )
         slow = sorted(run.slowest, reverse=True)[:8]
         slow_text = ", ".join(f"{a * 1000:.0f} @{t:.1f}" for a, t, _ in slow)
-        print(f"       the slowest POSTs (ms, at s): {slow_text}")
+        print(
+            f"       the slowest POSTs (ms, at s; 0 s = {run.started:.1f} on the machine's "
+            f"monotonic clock): {slow_text}"
+        )
         machine = run.machine
         if machine is not None and len(machine.samples) > 2:
             first, last = machine.samples[0][0], machine.samples[-1][0]
@@ -699,7 +739,7 @@ def main() -> None:
         return
 
     setup_django()
-    gc.set_threshold(50_000, 20, 100)
+    gc.set_threshold(*gc_thresholds())  # as a daphne of the site does
     log_dir = Path(os.environ.get("BENCH_LOG_DIR", "/tmp")) / f"jinro-ws-bench-{os.getpid()}"
     log_dir.mkdir(parents=True, exist_ok=True)
     print(f"setting up {max(args.villages)} villages of {PLAYERS} (logs: {log_dir})", flush=True)
