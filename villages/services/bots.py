@@ -138,9 +138,10 @@ def run_due_bots(*, now: datetime | None = None) -> int:
         lease = timezone.now() + LOOK_LEASE
         if not Seat.objects.filter(pk=pk, bot_next_at=when).update(bot_next_at=lease):
             continue
-        village_id, version = Seat.objects.filter(pk=pk).values_list(
-            "village_id", "village__version"
-        )[0]
+        claimed = Seat.objects.filter(pk=pk).values_list("village_id", "village__version").first()
+        if claimed is None:  # its village was deleted meanwhile
+            continue
+        village_id, version = claimed
         next_look = None
         try:
             next_look = act(pk)
@@ -195,13 +196,13 @@ def _release(
     the claim (a change that found it looking could not wake it). Under the village's
     row lock, so that no commit falls between the question and the answer."""
     with transaction.atomic():
-        now = (
+        current = (
             Village.objects.select_for_update()
             .filter(pk=village_id)
             .values_list("version", flat=True)
             .first()
         )
-        if next_look is None and now is not None and now != version:
+        if next_look is None and current is not None and current != version:
             next_look = _later()
         Seat.objects.filter(pk=seat_pk, bot_next_at=lease).update(bot_next_at=next_look)
 
