@@ -366,15 +366,7 @@ class Machine:
         self.processes: list[tuple[float, dict[tuple[int, str], float]]] = []
 
     def _read_processes(self) -> None:
-        found = {}
-        for proc in Path("/proc").iterdir():
-            if proc.name.isdigit():
-                with contextlib.suppress(OSError, IndexError):
-                    name, _, rest = (proc / "stat").read_text().partition(") ")
-                    fields = rest.split()
-                    used = (int(fields[11]) + int(fields[12])) / self.tick
-                    found[(int(proc.name), name.split("(", 1)[1])] = used
-        self.processes.append((time.monotonic(), found))
+        self.processes.append((time.monotonic(), processes_cpu()))
 
     def busiest(self, start: float, end: float, top: int = 4) -> str:
         """The processes that used the most CPU from start to end (ms), widest sampling."""
@@ -605,19 +597,25 @@ def service_cpu() -> dict[str, float]:
     """CPU seconds of the Redis server and of every PostgreSQL process (backends come and
     go; a new one counts from zero)."""
     found = {"redis": 0.0, "postgresql": 0.0}
+    for (_, command), used in processes_cpu().items():
+        if command.startswith("redis-server"):
+            found["redis"] += used
+        elif command.startswith("postgres"):
+            found["postgresql"] += used
+    return found
+
+
+def processes_cpu() -> dict[tuple[int, str], float]:
+    """(pid, command) → CPU seconds used, for every process of the machine."""
+    found = {}
     tick = os.sysconf("SC_CLK_TCK")
     for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        with contextlib.suppress(OSError):
-            name, _, rest = (proc / "stat").read_text().partition(") ")
-            command = name.split("(", 1)[1]
-            fields = rest.split()
-            used = (int(fields[11]) + int(fields[12])) / tick
-            if command.startswith("redis-server"):
-                found["redis"] += used
-            elif command.startswith("postgres"):
-                found["postgresql"] += used
+        if proc.name.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                name, _, rest = (proc / "stat").read_text().partition(") ")
+                fields = rest.split()
+                used = (int(fields[11]) + int(fields[12])) / tick
+                found[(int(proc.name), name.split("(", 1)[1])] = used
     return found
 
 
