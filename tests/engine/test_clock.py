@@ -82,6 +82,15 @@ def test_utterance_limits_chars_and_lines() -> None:
         check_text(" \n　", RULES)
 
 
+def test_a_browsers_line_breaks_are_kept_as_lf_and_counted_once() -> None:
+    """A form sends CRLF: kept as it came, it stayed in the text, and 50 lines of 1,999
+    characters in all counted 2,048 against the 2,000 limit."""
+    assert check_text("おはよう\r\nみんな\rまたね", RULES) == "おはよう\nみんな\nまたね"
+    lines = "\r\n".join(["ab"] * 40)  # 80 letters and 39 line breaks
+    assert check_text(lines, RULES) == "\n".join(["ab"] * 40)
+    assert len(check_text("\r\n".join(["a" * 39] * 50), RULES)) == 50 * 39 + 49
+
+
 def test_day_speech_costs_units_of_seven_and_a_half_minutes() -> None:
     """SPEC §6 one unit is DAY_SECONDS_PER_UNIT = 7 min 30 s by day."""
     v = day_two()

@@ -37,7 +37,10 @@ def has_controls(text: str, *, name: bool = False) -> bool:
 
 
 def check_text(text: str, rules: Rules) -> str:
-    """The text as it will be kept, or a typed error."""
+    """The text as it will be kept, or a typed error. Line breaks are kept as LF: a
+    browser's form sends CRLF, which counted twice against the limits and stayed in the
+    text that clients read."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     if has_controls(text):
         raise BadRequest(_("発言に使えない文字（制御文字）が含まれています。"))
     if len(text) > rules.speech_max_chars:
