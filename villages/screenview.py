@@ -243,8 +243,9 @@ def tally_rounds(votes: list[dict[str, Any]], names: dict[int, str]) -> Input:
 def _actions(
     me: dict[str, Any] | None, v: dict[str, Any], names: dict[int, str], dead: bool
 ) -> Input:
+    full = v["seated"] >= v["capacity"]  # no seat left for a bot (the host's controls)
     if me is None:
-        return {"seated": False, "id": v["id"], "status": v["status"]}
+        return {"seated": False, "id": v["id"], "status": v["status"], "full": full}
     tonight = me["night_action"]
     chosen = None
     if tonight is not None:
@@ -257,6 +258,7 @@ def _actions(
         "seated": True,
         "id": v["id"],
         "status": v["status"],
+        "full": full,
         "phase": v["phase"],
         "dead": dead,
         "alive": me["alive"],

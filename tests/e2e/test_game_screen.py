@@ -268,4 +268,30 @@ def test_on_a_phone_the_panes_stack_and_the_controls_stay_reachable(site, contex
     expect(player.lower.locator("#d-log")).to_contain_text("スマホから失礼します")
     player.up.locator("#objection-button").tap()
     expect(player.up.locator("#objections-left")).to_have_text("4")
+    # The panes fill the screen and scroll each on its own: the page itself does not.
+    lower = player.page.locator("iframe[name=lower]").bounding_box()
+    assert lower and lower["y"] + lower["height"] <= 844 + 1, lower
+    assert player.page.evaluate("document.documentElement.scrollHeight") <= 844
     shot(player.page, "18-phone-screen", full_page=True)
+
+
+def test_the_answer_to_a_post_leaves_the_upper_panes_buttons_in_sight(site, contexts, shot):
+    """An error (or "will kept") shown in the upper pane, whose height is fixed, pushed the
+    buttons below the talk box out of sight: it floats over the pane's top bar instead,
+    until clicked away."""
+    (player,) = make_players(site, contexts, 1, prefix="e")
+    village_id = create_village(player)
+    player.sit(village_id, "長文の人", 2)
+    player.open_screen(village_id)
+    player.up.locator("#talk-text").fill("長" * 2001)
+    player.up.locator("#talk-form button[type=submit]").click()
+    error = player.up.locator("p.error:not(.closed)")
+    expect(error).to_have_text("発言は2000文字までです。")
+    expect(player.up.locator("#talk-text")).to_have_value("長" * 2001)  # nothing lost
+    up = player.page.locator("iframe[name=up]").bounding_box()
+    for control in ("#talk-form button[type=submit]", "#start-vote"):
+        box = player.up.locator(control).bounding_box()
+        assert box and up and box["y"] + box["height"] <= up["y"] + up["height"], (control, box)
+    shot(player.page, "19-upper-pane-error")
+    error.click()
+    expect(error).to_have_count(0)

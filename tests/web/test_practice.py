@@ -29,6 +29,9 @@ def test_the_host_fills_the_empty_seats_from_the_upper_pane():
     assert bots.count() == 6 and all(s.handle_name.endswith(engine.BOT_MARK) for s in bots)
     down = game.client(None).get(f"/villages/{game.id}/down/").content.decode()
     assert engine.BOT_MARK in down  # the players list names them as bots
+    # The village is full: the host is offered no more bots (there is no seat for one).
+    up = host.get(f"/villages/{game.id}/up/").content.decode()
+    assert "ボットで空席を埋める" not in up and 'id="add-bots"' not in up
 
 
 def test_a_bad_bot_count_is_told_in_japanese_and_nothing_changes():

@@ -404,6 +404,7 @@ def _form_pane(
         template,
         {
             "village": view.village,
+            "phase": view.state.phase.value,  # at night, the night's colours
             **context,
             "error": error,
             "p": _by_template(drawn),

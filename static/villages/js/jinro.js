@@ -261,8 +261,8 @@
       });
       return { type: "hello", parts: parts, after: after, marks: screenState.marks, lang: cfg.lang };
     }
-    // Phones: the panes stack and the page scrolls; the upper pane (which stays at the top)
-    // is as tall as what it holds, up to half the screen, so that no control is cut off.
+    // Phones: the panes stack and fill the screen; the upper pane is as tall as what it
+    // holds, up to half the screen, so that no control is cut off.
     var phone = window.matchMedia("(max-width: 700px)");
     function fitUpper() {
       var frame = document.querySelector("iframe[name=up]");
@@ -345,6 +345,11 @@
       if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); box.form.requestSubmit(); }
     });
   }
+  // the answer to a post floats over the pane's top bar until it is clicked away
+  document.addEventListener("click", function (e) {
+    var answer = e.target.closest && e.target.closest(".answer");
+    if (answer) answer.remove();
+  });
   // selects that apply themselves
   document.addEventListener("change", function (e) {
     var s = e.target;
