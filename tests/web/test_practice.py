@@ -32,6 +32,9 @@ def test_the_host_fills_the_empty_seats_from_the_upper_pane():
     # The village is full: the host is offered no more bots (there is no seat for one).
     up = host.get(f"/villages/{game.id}/up/").content.decode()
     assert "ボットで空席を埋める" not in up and 'id="add-bots"' not in up
+    # ...and a spectator no way to sit down, but why.
+    up = game.client(None).get(f"/villages/{game.id}/up/").content.decode()
+    assert "この村は満員です。" in up and "この村に参加する" not in up
 
 
 def test_a_bad_bot_count_is_told_in_japanese_and_nothing_changes():
