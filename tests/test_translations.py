@@ -88,7 +88,7 @@ def test_no_function_shadows_the_translation_marker_it_calls():
             for func in ast.walk(tree):
                 if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
                     continue
-                own = [n for n in ast.walk(func) if not _inside_nested(func, n)]
+                own = _own_nodes(func)
                 assigned = any(
                     isinstance(n, ast.Name) and n.id == "_" and isinstance(n.ctx, ast.Store)
                     for n in own
@@ -102,22 +102,25 @@ def test_no_function_shadows_the_translation_marker_it_calls():
     assert not shadowing, shadowing
 
 
-def _inside_nested(func, node) -> bool:
-    """Whether `node` belongs to a function or comprehension nested in `func` (own scope)."""
+def _own_nodes(func) -> list:
+    """The nodes of `func`'s own scope: not those of a function, lambda or comprehension
+    nested in it (each has a scope of its own), found in one walk."""
     import ast
 
-    for inner in ast.walk(func):
-        if inner is func or not isinstance(
-            inner,
-            ast.FunctionDef
-            | ast.AsyncFunctionDef
-            | ast.Lambda
-            | ast.ListComp
-            | ast.SetComp
-            | ast.DictComp
-            | ast.GeneratorExp,
-        ):
+    nested = (
+        ast.FunctionDef
+        | ast.AsyncFunctionDef
+        | ast.Lambda
+        | ast.ListComp
+        | ast.SetComp
+        | ast.DictComp
+        | ast.GeneratorExp
+    )
+    own, todo = [], list(ast.iter_child_nodes(func))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, nested):
             continue
-        if any(n is node for n in ast.walk(inner)):
-            return True
-    return False
+        own.append(node)
+        todo.extend(ast.iter_child_nodes(node))
+    return own
