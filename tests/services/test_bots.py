@@ -230,3 +230,29 @@ def test_a_bot_is_never_looked_at_twice_at_once_and_looks_again_after_a_change(m
     assert list(again.values_list("pk", flat=True)) == looked[:1]
     bots.run_due_bots()
     assert looked[8:] == looked[:1]
+
+
+def test_a_bot_looks_again_well_inside_a_short_sudden_death_grace(settings):
+    """A bot waits JINRO_BOT_DELAY after a change, but at most a third of the grace: when
+    a day's time runs out every bot owes its vote within the grace, and with a 3-second
+    grace and a 2-second wait a loaded machine let a village's bots die of sudden death."""
+    settings.JINRO_BOT_DELAY = 30
+    settings.JINRO_SUDDEN_DEATH_GRACE = 3
+    owner = host()
+    village = lifecycle.create_village(user=owner, name="猶予", capacity=8)
+    before = timezone.now()
+    bots.add_bots(village_id=village.pk, user=owner)
+    times = (
+        Seat.objects.filter(village=village).exclude(bot="").values_list("bot_next_at", flat=True)
+    )
+    assert len(times) == 8 and all(t is not None for t in times)
+    assert all(t <= before + timedelta(seconds=1.5) for t in times), (before, sorted(times))
+    # With a long grace the bots take their own time, as set.
+    settings.JINRO_SUDDEN_DEATH_GRACE = 180
+    Seat.objects.filter(village=village).update(bot_next_at=None)
+    before = timezone.now()
+    core._wake_bots(village.pk, before)
+    times = (
+        Seat.objects.filter(village=village).exclude(bot="").values_list("bot_next_at", flat=True)
+    )
+    assert all(t >= before + timedelta(seconds=30) for t in times), (before, sorted(times))

@@ -4,7 +4,7 @@ A bot's seat belongs to one of the site's bot accounts (`bot:01` … `bot:22`: a
 sign-up form refuses, no password), so that a bot sits, votes, acts and talks through
 exactly the services, rules and visibility of a person. Its pacing is data: every
 change of a practice village gives each living bot a time to look again
-(`Seat.bot_next_at`, JINRO_BOT_DELAY seconds on; `core._wake_bots`); the sweep
+(`Seat.bot_next_at`, `config.bot_delay()` seconds on; `core._wake_bots`); the sweep
 (`run_due_bots`, beside the deadlines) claims each due bot with one compare-and-set,
 so that several workers never make a bot act twice, builds the seat's view, asks its
 strategy and sends the commands. The claim is a lease (LOOK_LEASE): while a bot looks,
@@ -35,7 +35,7 @@ from villages.engine.game import BOT_MARK
 from villages.models import Icon, Message, Seat, Village
 
 from . import lifecycle, play
-from .config import number, rules
+from .config import bot_delay, rules
 from .errors import NotFound
 from .persist import snapshot_of
 
@@ -208,8 +208,8 @@ def _release(
 
 
 def _later(*, at_least: float = 0) -> datetime:
-    """When a bot looks next: JINRO_BOT_DELAY from now, as `core._wake_bots` gives."""
-    return timezone.now() + timedelta(seconds=max(at_least, number("BOT_DELAY")))
+    """When a bot looks next: `bot_delay()` from now, as `core._wake_bots` gives."""
+    return timezone.now() + timedelta(seconds=max(at_least, bot_delay()))
 
 
 def _send(village_id: int, user: AbstractBaseUser, command: bots.Command) -> None:

@@ -33,7 +33,7 @@ from villages.models import Message, Seat, Village
 from villages.models import Seat as SeatRow
 
 from . import gate, push
-from .config import number, rules
+from .config import bot_delay, rules
 from .errors import Busy, NotFound, Overloaded, StorageConflict
 from .persist import SNAPSHOTS, Loaded, game_json, save_records, save_seats, snapshot, snapshot_key
 
@@ -215,7 +215,7 @@ def _wake_bots(village_id: int, now: datetime) -> None:
     a look holds its lease and looks again when it ends)."""
     Seat.objects.filter(
         village_id=village_id, kicked=False, alive=True, bot_next_at__isnull=True
-    ).exclude(bot="").update(bot_next_at=now + timedelta(seconds=number("BOT_DELAY")))
+    ).exclude(bot="").update(bot_next_at=now + timedelta(seconds=bot_delay()))
 
 
 def _committed(
