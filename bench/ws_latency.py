@@ -6,6 +6,7 @@ every 5 s, for V = 10, 50, 200 (issue 5; target p99 ≤ 200 ms at V = 200, nothi
     REDIS_URL=redis://127.0.0.1:6379/12 SECRET_KEY=bench ALLOWED_HOSTS=127.0.0.1 \\
         .venv/bin/python bench/ws_latency.py [--villages 10 50 200] [--seconds 60] \\
             [--post-via http|service] [--socket-nodes N] [--post-nodes N] [--screen]
+            [--client bare|websockets]
 
 Use a database and a Redis database of the bench's own: it migrates the database and adds
 bench users and villages to it (its earlier bench villages are deleted first).
@@ -30,7 +31,10 @@ howl (everyone else): per-audience frames, computed per viewer as always, with t
 fresh state (a wolf's line costs virtual time).
 
 Latency: from just before the post (the HTTP request, or the service call) to the
-arrival of the message frame at each socket of its village, on one monotonic clock.
+arrival of the message frame at each socket of its village, on one monotonic clock. The
+sockets are bench/wsclient.py's: a frame arrives when this client reads its bytes, and
+costs this client a fraction of what the `websockets` library's did (`--client
+websockets`: when its `recv` returns the frame, as the bench measured before stop 27).
 A frame that has not arrived 10 s after the last post counts as lost. This client
 raises its GC thresholds like the server does, so that its own pauses don't count, and
 posts on its own event loop, each POST when its time comes, as independent players would.
@@ -309,6 +313,7 @@ class Run:
     socket_urls: list[str]
     seconds: float
     screen: bool = False
+    bare: bool = True  # bench/wsclient.py's sockets, or (False) the `websockets` library's
     # A line is (village, id): an id is the number viewers know the line by, in its village.
     sent: dict[tuple[int, int], float] = field(default_factory=dict)  # line -> when posted
     arrived: dict[tuple[int, int], list[float]] = field(default_factory=dict)  # -> arrivals
@@ -429,12 +434,59 @@ async def watch_lag(run: Run, every: float = 0.01) -> None:
         run.lags.append(time.monotonic() - start - every)
 
 
-async def listen(run: Run, village: Village, seat: int, ready: asyncio.Event, opened: list) -> None:
-    import websockets
-
+def socket_url(run: Run, village: Village, seat: int) -> str:
     base = run.socket_urls[(village.id + seat) % len(run.socket_urls)]
     url = base.replace("http", "ws") + f"/ws/villages/{village.id}/"
-    url += f"?token={village.tokens[seat]}" + ("&screen=1" if run.screen else "")
+    return url + f"?token={village.tokens[seat]}" + ("&screen=1" if run.screen else "")
+
+
+def arrival(run: Run, village: Village, raw: str | bytes, now: float) -> None:
+    """A frame read at `now` (as text, or as its UTF-8 bytes): the arrival of the lines it
+    carries."""
+    if isinstance(raw, bytes):  # only frames with lines are worth decoding
+        if not (raw.startswith(b'{"type":"message"') or (run.screen and b'"lines"' in raw)):
+            return
+        raw = raw.decode()
+    if raw.startswith('{"type":"message"'):
+        message_id = json.loads(raw)["message"]["id"]
+        run.arrived.setdefault((village.id, message_id), []).append(now)
+    elif run.screen and '"lines"' in raw:
+        for line in json.loads(raw).get("lines", []):
+            run.arrived.setdefault((village.id, line[0]), []).append(now)
+
+
+async def listen_bare(
+    run: Run, village: Village, seat: int, ready: asyncio.Event, opened: list
+) -> None:
+    """A socket of bench/wsclient.py's: each frame is timed where the client reads it."""
+    import wsclient
+
+    first: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def on_text(raw: bytes, now: float) -> None:
+        if not first.done():
+            first.set_result(None)  # the state, or the screen drawn
+        elif ready.is_set():
+            arrival(run, village, raw, now)
+
+    socket = await wsclient.connect(socket_url(run, village, seat), on_text, "http://127.0.0.1")
+    try:
+        if run.screen:  # the game screen's socket: it says what it shows, then hears HTML
+            socket.send_text('{"type":"hello","after":null,"parts":{}}')
+        await first
+        if not run.screen:
+            socket.send_text('{"type":"ping"}')  # nothing to resume
+        opened.append(1)
+        await socket.closed
+    finally:
+        socket.close()
+
+
+async def listen(run: Run, village: Village, seat: int, ready: asyncio.Event, opened: list) -> None:
+    """A socket of the `websockets` library's (`--client websockets`)."""
+    import websockets
+
+    url = socket_url(run, village, seat)
     async with websockets.connect(
         url, origin="http://127.0.0.1", open_timeout=60, max_size=None, compression=None
     ) as socket:
@@ -446,13 +498,7 @@ async def listen(run: Run, village: Village, seat: int, ready: asyncio.Event, op
         opened.append(1)
         await ready.wait()
         async for raw in socket:
-            now = time.monotonic()
-            if raw.startswith('{"type":"message"'):
-                message_id = json.loads(raw)["message"]["id"]
-                run.arrived.setdefault((village.id, message_id), []).append(now)
-            elif run.screen and '"lines"' in raw:
-                for line in json.loads(raw).get("lines", []):
-                    run.arrived.setdefault((village.id, line[0]), []).append(now)
+            arrival(run, village, raw, time.monotonic())
 
 
 def router(routing: str, bases: list[str]) -> Callable[[int, int], str]:
@@ -543,7 +589,9 @@ async def measure(
     connect_started = time.monotonic()
     for village in run.villages:  # connect a village at a time
         batch = [
-            asyncio.ensure_future(listen(run, village, seat, ready, opened))
+            asyncio.ensure_future(
+                (listen_bare if run.bare else listen)(run, village, seat, ready, opened)
+            )
             for seat in sorted(village.tokens)
         ]
         listeners += batch
@@ -708,6 +756,12 @@ def main() -> None:
     )
     parser.add_argument("--screen", action="store_true", help="game-screen sockets (HTML)")
     parser.add_argument(
+        "--client",
+        choices=("bare", "websockets"),
+        default="bare",
+        help="the listening sockets: bench/wsclient.py's (cheap), or the websockets library's",
+    )
+    parser.add_argument(
         "--fresh-connections", action="store_true", help="a new connection for every POST"
     )
     parser.add_argument(
@@ -762,7 +816,13 @@ def main() -> None:
     print(f"posting via {how} ({args.routing} routing); {os.cpu_count()} cores", flush=True)
     try:
         for v in args.villages:
-            run = Run(villages[:v], [n.url for n in socket_nodes], args.seconds, args.screen)
+            run = Run(
+                villages[:v],
+                [n.url for n in socket_nodes],
+                args.seconds,
+                args.screen,
+                bare=args.client == "bare",
+            )
             target: list[str] | subprocess.Popen = post_urls
             if args.post_via == "service":
                 poster = subprocess.Popen(
