@@ -17,6 +17,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from jinro_site.daphne_http import read_bodies_once  # noqa: E402
+from jinro_site.daphne_sweeps import spread_sweeps  # noqa: E402
 from jinro_site.media_asgi import MediaFiles  # noqa: E402
 from jinro_site.runtime import tune_gc_for_a_server  # noqa: E402
 from jinro_site.wsorigin import SessionOriginValidator, SessionUser  # noqa: E402
@@ -34,4 +35,5 @@ application = ProtocolTypeRouter(
 )
 
 read_bodies_once()  # twisted parses no body daphne hands on unread (jinro_site.daphne_http)
+spread_sweeps()  # daphne looks at its connections a slice at a time (jinro_site.daphne_sweeps)
 tune_gc_for_a_server()  # everything is imported: freeze it, collect the young less often
