@@ -12,9 +12,10 @@ time, whatever the load.
 `spread_sweeps()` makes daphne's servers do the same work in slices: every `TICK` seconds
 each sweep takes the next part of the connections it listed at the start of its round, so
 that each connection is still looked at once per period (1 s, 2 s), and a turn of the loop
-looks at a tenth or a twentieth of them. What each look does is daphne's (see
-`_reap` below for the application checker; the timeout checker calls each connection's
-own `check_timeouts`). tests/web/test_daphne_sweeps.py fails if an upgrade of daphne
+looks at a tenth or a twentieth of them. A round begins a period after the last one began,
+as daphne's sweeps do: an idle server wakes no more often than before. What each look does
+is daphne's (see `_reap` below for the application checker; the timeout checker calls each
+connection's own `check_timeouts`). tests/web/test_daphne_sweeps.py fails if an upgrade of daphne
 changes the names or the bookkeeping this relies on.
 """
 
@@ -37,24 +38,34 @@ TIMEOUTS_EVERY = 2.0  # daphne's period for timeout_checker
 
 
 class Round:
-    """One sweep's round: the connections listed when it began, handed out a slice per
-    tick, so that the round lasts `period` seconds."""
+    """One sweep's rounds: the connections listed when a round begins, handed out a slice
+    per tick so that the round lasts `period` seconds at most; the next round begins a
+    period after this one began (daphne's pace), however few the connections."""
 
     def __init__(self, period: float) -> None:
         self.period = period
         self.listed: list[Any] = []
         self.at = 0
         self.step = 1
+        self.began = -period
 
-    def next_slice(self, connections: dict[Any, Any]) -> list[Any]:
-        if self.at >= len(self.listed):
-            self.listed, self.at = list(connections), 0
+    def next_slice(self, connections: dict[Any, Any], now: float) -> list[Any]:
+        if not self.listed:
+            if now - self.began < self.period:
+                return []
+            self.listed, self.at, self.began = list(connections), 0, now
             self.step = max(1, math.ceil(len(self.listed) * TICK / self.period))
         part = self.listed[self.at : self.at + self.step]
         self.at += self.step
         if self.at >= len(self.listed):
             self.listed = []  # let the closed ones go
         return part
+
+    def wait(self, now: float) -> float:
+        """Seconds until the next slice is due."""
+        if self.listed:
+            return TICK
+        return max(TICK, self.began + self.period - now)
 
 
 def _round(server: Any, name: str, period: float) -> Round:
@@ -103,28 +114,31 @@ def _reap(server: Any, protocol: Any) -> None:
         del server.connections[protocol]
 
 
-def _later(sweep: Callable[[], None]) -> None:
+_clock = time.monotonic
+
+
+def _later(delay: float, sweep: Callable[[], None]) -> None:
     from twisted.internet import reactor as installed  # daphne's: daphne.server installed it
 
     reactor: Any = installed  # (twisted's stubs type the module, not the reactor)
-    reactor.callLater(TICK, sweep)
+    reactor.callLater(delay, sweep)
 
 
 def application_checker(self: Any) -> None:
     """daphne's `Server.application_checker`, a slice per tick."""
-    for protocol in _round(self, "_jinro_applications", APPLICATIONS_EVERY).next_slice(
-        self.connections
-    ):
+    rounds, now = _round(self, "_jinro_applications", APPLICATIONS_EVERY), _clock()
+    for protocol in rounds.next_slice(self.connections, now):
         _reap(self, protocol)
-    _later(self.application_checker)
+    _later(rounds.wait(now), self.application_checker)
 
 
 def timeout_checker(self: Any) -> None:
     """daphne's `Server.timeout_checker`, a slice per tick."""
-    for protocol in _round(self, "_jinro_timeouts", TIMEOUTS_EVERY).next_slice(self.connections):
+    rounds, now = _round(self, "_jinro_timeouts", TIMEOUTS_EVERY), _clock()
+    for protocol in rounds.next_slice(self.connections, now):
         if protocol in self.connections:
             protocol.check_timeouts()
-    _later(self.timeout_checker)
+    _later(rounds.wait(now), self.timeout_checker)
 
 
 SWEEPS: dict[str, Callable[[Any], None]] = {

@@ -35,10 +35,13 @@ class Protocol:
 
 @pytest.fixture
 def later(monkeypatch):
-    """The sweeps' next ticks, asked of the reactor (nothing runs by itself)."""
+    """The sweeps' next ticks, asked of the reactor (nothing runs by itself), on a clock
+    that moves only when the test says."""
     asked: list[tuple[float, object]] = []
     monkeypatch.setattr(reactor, "callLater", lambda delay, f, *a: asked.append((delay, f)))
-    return asked
+    monkeypatch.setattr(daphne_sweeps, "_clock", lambda: clock[0])
+    clock = [1000.0]
+    return asked, clock
 
 
 def server_with(connections: dict) -> Server:
@@ -66,27 +69,50 @@ def test_the_site_makes_daphne_run_the_sliced_sweeps_under_its_own_names():
 
 
 def test_each_connection_is_looked_at_once_a_period_a_slice_per_tick(later):
+    asked, clock = later
+    tick, period = daphne_sweeps.TICK, daphne_sweeps.TIMEOUTS_EVERY
     protocols = [Protocol() for _ in range(200)]
     server = server_with({p: {"application_instance": None} for p in protocols})
-    ticks = round(daphne_sweeps.TIMEOUTS_EVERY / daphne_sweeps.TICK)  # 20
+    ticks = round(period / tick)  # 20
     daphne_sweeps.timeout_checker(server)
     assert sum(p.timeouts_checked for p in protocols) == 200 // ticks  # not all 200 at once
-    assert later == [(daphne_sweeps.TICK, later[0][1])]
     for _ in range(ticks - 1):
+        clock[0] += tick
         daphne_sweeps.timeout_checker(server)
     assert [p.timeouts_checked for p in protocols] == [1] * 200
+    assert [delay for delay, _sweep in asked] == pytest.approx([tick] * (ticks - 1) + [tick])
     late = Protocol()  # connected during the round: looked at in the next one
     server.connections[late] = {"application_instance": None}
-    everyone = [*protocols, late]
+    clock[0] += tick  # a period after the round began: the next one begins
     took = 0
     while not late.timeouts_checked and took < ticks:  # a round of 201: within the period
         daphne_sweeps.timeout_checker(server)
+        clock[0] += tick
         took += 1
-    assert [p.timeouts_checked for p in everyone] == [2] * 200 + [1]
-    assert len(later) == ticks + took  # every tick asked for the next
+    assert [p.timeouts_checked for p in [*protocols, late]] == [2] * 200 + [1]
+
+
+def test_a_server_with_few_connections_sweeps_at_daphnes_pace(later):
+    asked, clock = later
+    period = daphne_sweeps.APPLICATIONS_EVERY
+    server = server_with({})
+    daphne_sweeps.application_checker(server)  # nothing to look at: the next round later
+    assert asked[-1][0] == pytest.approx(period)
+    one = Protocol()
+    server.connections[one] = {"application_instance": None}
+    clock[0] += period / 2
+    daphne_sweeps.timeout_checker(server)  # a round of one connection, in one tick
+    assert one.timeouts_checked == 1
+    assert asked[-1][0] == pytest.approx(daphne_sweeps.TIMEOUTS_EVERY)  # not every tick
+    daphne_sweeps.timeout_checker(server)
+    assert one.timeouts_checked == 1
+    clock[0] += daphne_sweeps.TIMEOUTS_EVERY
+    daphne_sweeps.timeout_checker(server)
+    assert one.timeouts_checked == 2
 
 
 async def test_finished_applications_are_reaped_and_closed_connections_forgotten(later, caplog):
+    _asked, clock = later
     loop = asyncio.get_running_loop()
 
     def application(done: bool = False, error: BaseException | None = None):
@@ -113,6 +139,7 @@ async def test_finished_applications_are_reaped_and_closed_connections_forgotten
     with caplog.at_level(logging.WARNING, logger="daphne.server"):
         for _ in range(round(daphne_sweeps.APPLICATIONS_EVERY / daphne_sweeps.TICK)):
             daphne_sweeps.application_checker(server)
+            clock[0] += daphne_sweeps.TICK
     assert gone not in server.connections and quiet not in server.connections
     assert "application_instance" not in server.connections[failed]
     assert failed.shown == [crash]  # still connected: daphne tells the client
