@@ -194,6 +194,9 @@ def main() -> None:
             print(f"polling round ({args.screens} GETs of the lower pane): {poll:.1f} ms CPU")
             print(f"ratio line / polling round: 1/{poll / short['per_line_ms']:.1f}", flush=True)
 
+            if not args.big:  # `--big 0`: the short log only
+                browser.close()
+                return
             add_lines(village.id, args.big)
             for page in pages:
                 load(page, site.url, village.id)
