@@ -104,6 +104,23 @@ def django_db_modify_db_settings(
                 os.remove(leftover)
 
 
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker) -> Iterator[None]:
+    """pytest-django's test database, whose PostgreSQL sessions left open by the async
+    tests' worker threads are ended before it is dropped: Django closes only the main
+    thread's connection, and the drop would fail ("is being accessed by other users")."""
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
 # How long the tests' writes and requests may wait their turn (see _test_settings).
 UNHURRIED_MS = 30_000
 

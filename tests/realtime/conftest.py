@@ -16,6 +16,15 @@ def _quiet_settings(settings):
     settings.JINRO_MAX_ACTIVE_VILLAGES = 1000
 
 
+@pytest.fixture(autouse=True)
+async def _sockets_closed():
+    """Every socket a test opened is disconnected when it ends (sockets.close_all)."""
+    yield
+    from .sockets import close_all
+
+    await close_all()
+
+
 @pytest.fixture(scope="module")
 def sweepers(django_db_setup, tmp_path_factory):
     """Two Celery workers and two beats with the short rules (processes.SHORT_RULES), for

@@ -10,6 +10,9 @@ from typing import Any
 from channels.testing import WebsocketCommunicator
 
 ORIGIN = (b"origin", b"http://127.0.0.1")
+# Every communicator a test opened, so that the socket is closed at the end of the test
+# even where the test let the server close it (see `close_all`).
+_OPENED: list[WebsocketCommunicator] = []
 _LINE = re.compile(r'<div class="msg[^"]*" id="m(\d+)".*?</div>', re.S)
 TIMEOUT = 10
 
@@ -67,14 +70,37 @@ class Socket:
         return json.dumps(self.frames, ensure_ascii=False)
 
 
-async def connect(path: str, cookie: str | None) -> Socket:
-    """A socket on `path` from the site's origin, with `cookie` if given."""
+def tracked(path: str, headers: list[tuple[bytes, bytes]]) -> WebsocketCommunicator:
+    """A communicator on the site's ASGI application, closed by `close_all` at the end."""
     from jinro_site.asgi import application
 
+    opened = WebsocketCommunicator(application, path, headers=headers)
+    _OPENED.append(opened)
+    return opened
+
+
+async def close_all() -> None:
+    """Disconnect every socket of the test whose consumer still runs, as a browser that
+    goes away would. A consumer keeps running after it sent `websocket.close` until its
+    client disconnects; left running, it is cancelled with the event loop, and a Redis
+    channel layer's receive, cancelled together with its own helper tasks, could hang
+    the test's teardown (seen in CI: 60 s, then a timeout)."""
+    while _OPENED:
+        opened = _OPENED.pop()
+        if opened._future is None or opened._future.done():  # never started, or over
+            continue
+        try:
+            await opened.disconnect(timeout=TIMEOUT)
+        except Exception:  # noqa: BLE001 - whatever it died of, the test reported
+            opened.future.cancel()
+
+
+async def connect(path: str, cookie: str | None) -> Socket:
+    """A socket on `path` from the site's origin, with `cookie` if given."""
     headers = [ORIGIN]
     if cookie:
         headers.append((b"cookie", cookie.encode()))
-    communicator = WebsocketCommunicator(application, path, headers=headers)
+    communicator = tracked(path, headers)
     connected, _ = await communicator.connect(timeout=TIMEOUT)
     assert connected, f"{path} refused the connection"
     return Socket(communicator)

@@ -54,18 +54,14 @@ async def test_a_user_without_a_seat_watches_as_a_spectator():
 
 
 async def test_a_bad_token_is_refused_with_4401_and_an_unknown_village_with_4404():
-    from channels.testing import WebsocketCommunicator
-
-    from jinro_site.asgi import application
-
-    from .sockets import ORIGIN
+    from .sockets import ORIGIN, tracked
 
     game = await db(started_village)()
     for path, code, error in (
         (f"/ws/villages/{game.village_id}/?token=nope", 4401, "not_authenticated"),
         (f"/ws/villages/{game.village_id + 999}/", 4404, "not_found"),
     ):
-        communicator = WebsocketCommunicator(application, path, headers=[ORIGIN])
+        communicator = tracked(path, [ORIGIN])
         await communicator.connect()
         frame = await communicator.receive_json_from(timeout=5)
         assert frame["type"] == "error" and frame["error"]["code"] == error
