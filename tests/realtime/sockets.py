@@ -91,7 +91,7 @@ async def close_all() -> None:
             continue
         try:
             await opened.disconnect(timeout=TIMEOUT)
-        except Exception:  # noqa: BLE001 - whatever it died of, the test reported
+        except Exception:  # whatever it died of, the test has reported it
             opened.future.cancel()
 
 
