@@ -104,8 +104,6 @@ def django_db_modify_db_settings(
                 os.remove(leftover)
 
 
-
-
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup: None, django_db_blocker) -> Iterator[None]:
     """pytest-django's test database, whose PostgreSQL sessions left open by the async
@@ -121,6 +119,8 @@ def django_db_setup(django_db_setup: None, django_db_blocker) -> Iterator[None]:
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
             " WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
+
+
 # How long the tests' writes and requests may wait their turn (see _test_settings).
 UNHURRIED_MS = 30_000
 
