@@ -190,6 +190,11 @@ class RedisPubSubChannelLayer(BaseChannelLayer):
             try:
                 ids = await self.subscription_ids()
             except (RedisError, OSError) as error:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    # Cancelled while redis-py read or connected, and the cancellation came
+                    # out as a connection error: stop as the cancellation asked.
+                    raise asyncio.CancelledError from error
                 if not lost:
                     logger.warning("channel layer: lost Redis (%s): %s", _where(self.hosts), error)
                 lost = True

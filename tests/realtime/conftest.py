@@ -18,11 +18,13 @@ def _quiet_settings(settings):
 
 @pytest.fixture(autouse=True)
 async def _sockets_closed():
-    """Every socket a test opened is disconnected when it ends (sockets.close_all)."""
+    """Every socket a test opened is disconnected when it ends (sockets.close_all), and no
+    task is left for the loop's own cancellation at close (sockets.end_leftover_tasks)."""
     yield
-    from .sockets import close_all
+    from .sockets import close_all, end_leftover_tasks
 
     await close_all()
+    await end_leftover_tasks()
 
 
 @pytest.fixture(scope="module")

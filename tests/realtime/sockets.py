@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,6 +96,48 @@ async def close_all() -> None:
             await opened.disconnect(timeout=TIMEOUT)
         except Exception:  # whatever it died of, the test has reported it
             opened.future.cancel()
+
+
+async def end_leftover_tasks(rounds: int = 40, pause: float = 0.25) -> None:
+    """Cancel every other task of the test's event loop, again until each has ended.
+
+    When pytest-asyncio closes a test's loop, asyncio cancels the tasks left in it once and
+    waits for them without a limit. A task that loses that one cancellation (Python 3.11's
+    `wait_for` returns the result instead when what it awaited finished at the same turn,
+    and a library's retry or error loop may catch what the cancellation became) then runs
+    on for good: CI saw a teardown wait its 60 s on PostgreSQL + Redis, the loop asleep
+    between one-second retries. Cancelled again, such a task ends at its next wait. Tasks
+    that needed it are named in a warning (so the run says where); a task that outlives
+    every round fails the test with its stack instead of hanging the run."""
+    me = asyncio.current_task()
+    stubborn: dict[asyncio.Task[Any], str] = {}
+    for n in range(rounds):
+        left = [t for t in asyncio.all_tasks() if t is not me and not t.done()]
+        if not left:
+            break
+        if n == 1:
+            stubborn = {task: _stack(task) for task in left}
+        for task in left:
+            task.cancel()
+        await asyncio.wait(left, timeout=pause)
+    else:
+        left = [t for t in asyncio.all_tasks() if t is not me and not t.done()]
+        if left:
+            stacks = "\n".join(_stack(task) for task in left)
+            raise AssertionError(f"tasks that ignore cancellation:\n{stacks}")
+    if stubborn:
+        warnings.warn(
+            "tasks that needed more than one cancellation at the end of the test:\n"
+            + "\n".join(stubborn.values()),
+            RuntimeWarning,
+            stacklevel=1,
+        )
+
+
+def _stack(task: asyncio.Task[Any]) -> str:
+    out = io.StringIO()
+    task.print_stack(file=out)
+    return out.getvalue()
 
 
 async def connect(path: str, cookie: str | None) -> Socket:

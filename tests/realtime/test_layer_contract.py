@@ -118,3 +118,31 @@ def test_an_outage_is_one_warning_not_a_traceback_a_second():
     assert quiet.filter(record(ValueError("a real bug"))), "other errors pass as they are"
     # daphne stopping with sockets open cancels each channel's unsubscribe: no traceback
     assert not quiet.filter(record(asyncio.CancelledError()))
+
+
+async def test_the_watcher_stops_when_cancelled_even_if_the_cancellation_came_out_as_an_error(
+    monkeypatch,
+):
+    """A cancellation that reaches the watcher as a connection error (redis-py turning it
+    into one while it read or connected) still stops it: it must not go on retrying every
+    second, which is what hung CI's teardown of an event loop."""
+    import jinro_site.channel_layers as layers
+
+    layer = layers.RedisPubSubChannelLayer(hosts=["redis://127.0.0.1:1/0"])  # never dialled
+    asking = asyncio.Event()
+
+    async def subscription_ids() -> set[str]:
+        asking.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            raise RedisConnectionError("Connection closed by server.") from None
+        return set()
+
+    monkeypatch.setattr(layers, "WATCH_EVERY", 0.01)
+    monkeypatch.setattr(layer, "subscription_ids", subscription_ids)
+    watcher = asyncio.ensure_future(layer._watch(asyncio.get_running_loop()))
+    await asyncio.wait_for(asking.wait(), 5)
+    watcher.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(watcher, 2)
