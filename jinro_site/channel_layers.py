@@ -46,6 +46,7 @@ import socket
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import redis
@@ -294,6 +295,7 @@ class InMemoryChannelLayer(_InMemory):
         self._loop: asyncio.AbstractEventLoop | None = None
         # Channels whose queue was full when a group message came: it missed that one.
         self._missed: set[str] = set()
+        self._at_once: dict[str, Callable[[dict[str, Any]], bool]] = {}
 
     def _sweep(self) -> None:
         now = time.monotonic()
@@ -384,15 +386,39 @@ class InMemoryChannelLayer(_InMemory):
             out.append((group, copied))
         return out
 
+    def take_at_once(self, channel: str, handler: Callable[[dict[str, Any]], bool]) -> None:
+        """Hand the channel's group messages to `handler` as they are delivered, when
+        nothing waits in its queue: one pass over a village's screens writes a pushed line
+        to each, instead of a queue and a turn of the event loop for every socket. The
+        handler says False for a message it leaves to the channel's reader (queued then,
+        as usual): it must not hold on to the messages it takes, which others share."""
+        self._at_once[channel] = handler
+
+    def let_go(self, channel: str) -> None:
+        self._at_once.pop(channel, None)
+
     def _deliver(self, sends: list[tuple[str, dict[str, Any]]]) -> None:
         """Messages copied already, to every member of their groups (on the loop)."""
         self._sweep()
         for group, message in sends:
             for channel in list(self.groups.get(group, ())):
+                handler = self._at_once.get(channel)
+                if handler is not None and channel not in self._missed:
+                    queue = self.channels.get(channel)
+                    if (queue is None or queue.empty()) and self._taken(handler, message):
+                        continue
                 try:
                     self._put(channel, message)
                 except ChannelFull:  # as channels does, a full one misses it; but it will know
                     self._missed.add(channel)
+
+    @staticmethod
+    def _taken(handler: Callable[[dict[str, Any]], bool], message: dict[str, Any]) -> bool:
+        try:
+            return handler(message)
+        except Exception:  # its reader meets it again, and closes the socket if it must
+            logger.exception("a channel's handler of pushes failed")
+            return False
 
     def listening_now(self, groups: list[str]) -> set[str]:
         return {group for group in groups if self.groups.get(group)}

@@ -65,13 +65,25 @@ class Wire:
         self.connection = connection_of(send)
 
     async def text(self, text: str) -> None:
-        connection = self.connection
-        if connection is not None and connection.state == WebSocketProtocol.STATE_OPEN:
-            frame = prepared(text)
-            if not write_now(connection, frame.payloadHybi):
-                connection.sendPreparedMessage(frame)
-        else:
+        if not self.text_now(text):
             await self.send({"type": "websocket.send", "text": text})
+
+    @property
+    def open(self) -> bool:
+        """Whether `text_now` sends: an autobahn connection, open."""
+        connection = self.connection
+        return connection is not None and connection.state == WebSocketProtocol.STATE_OPEN
+
+    def text_now(self, text: str) -> bool:
+        """Send `text` without waiting (a direct write, or autobahn's own send): False where
+        only the ASGI way can send it (nothing was sent)."""
+        if not self.open:
+            return False
+        connection = self.connection
+        frame = prepared(text)
+        if not write_now(connection, frame.payloadHybi):
+            connection.sendPreparedMessage(frame)
+        return True
 
 
 def write_now(connection: Any, data: bytes) -> bool:

@@ -325,6 +325,46 @@ async def test_a_message_sent_to_many_groups_is_copied_once_and_is_no_longer_the
     assert await layer.receive("specific.4") == second
 
 
+async def test_a_channel_that_takes_pushes_at_once_gets_them_in_order_and_queued_when_it_must(
+    caplog,
+):
+    """A screen's socket takes a pushed line as the layer hands it out (one pass over the
+    village's screens), but only while nothing waits in its queue: a push it declines is
+    queued, and every push after it is queued behind it, so that none overtakes another."""
+    from jinro_site.channel_layers import InMemoryChannelLayer
+
+    layer = InMemoryChannelLayer()
+    await layer.group_add("g", "specific.screen")
+    await layer.group_add("g", "specific.api")
+    taken: list[int] = []
+    decline = {2}
+
+    def at_once(message):
+        if message["n"] in decline:
+            return False
+        if message["n"] == 5:
+            raise RuntimeError("a bug in the handler")
+        taken.append(message["n"])
+        return True
+
+    layer.take_at_once("specific.screen", at_once)
+    await layer.group_send_many([("g", {"type": "push", "n": n}) for n in range(4)])
+    assert taken == [0, 1]  # 2 declined: queued, and 3 behind it
+    assert [(await layer.receive("specific.screen"))["n"] for _ in range(2)] == [2, 3]
+    assert [(await layer.receive("specific.api"))["n"] for _ in range(4)] == [0, 1, 2, 3]
+
+    await layer.group_send_many([("g", {"type": "push", "n": n}) for n in (4, 5, 6)])
+    assert taken == [0, 1, 4]  # the queue was empty again; 5 failed in the handler
+    assert "handler of pushes failed" in caplog.text
+    # Its reader meets 5 (and closes the socket if it fails again), and 6 behind it.
+    assert [(await layer.receive("specific.screen"))["n"] for _ in range(2)] == [5, 6]
+
+    layer.let_go("specific.screen")
+    await layer.group_send("g", {"type": "push", "n": 7})
+    assert taken == [0, 1, 4]
+    assert (await layer.receive("specific.screen"))["n"] == 7
+
+
 async def test_pushes_posted_from_threads_arrive_in_the_order_they_were_posted():
     """A commit's push is posted to the consumers' loop without waiting for it (the gate
     holds a village's turn until then): pushes keep their order, and each is the copy

@@ -366,6 +366,9 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         self.channel_name = await self.channel_layer.new_channel()
         self.base_send = send
         self.wire = Wire(send)
+        take_at_once = getattr(self.channel_layer, "take_at_once", None)
+        if take_at_once is not None and self.wire.connection is not None:
+            take_at_once(self.channel_name, self.screen_at_once)
 
         async def from_layer() -> None:
             while True:
@@ -378,6 +381,8 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         except StopConsumer:
             pass
         finally:
+            if take_at_once is not None:
+                self.channel_layer.let_go(self.channel_name)
             layer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await layer
@@ -554,13 +559,46 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         if self.viewer is not None and user != self.user_id:
             await self._redraw()  # the seat number now belongs to someone else
             return
-        drawn, version = self._draw(envelope), envelope["version"]
+        drawn = self._draw(envelope)
         if envelope["widen"]:
             await self._redraw(logs=True, cue_texts=drawn["cues"])
             return
         prev = envelope["prev"]
         if prev is not None and prev > self.cursor:
             await self._redraw()  # a push before this one never arrived (yet)
+        await self._send_texts(self._screen_texts(envelope, drawn))
+
+    def screen_at_once(self, message: dict[str, Any]) -> bool:
+        """A screen push handled as the channel layer hands it out, without a turn of this
+        socket's task: the usual case of one pushed line, for every screen of a village in
+        one pass (`InMemoryChannelLayer.take_at_once`). The layer calls it only when this
+        socket has nothing queued; False when the push needs more than a write (a redraw,
+        a catch-up, a socket not yet released or busy): then it is queued as any other."""
+        if (
+            message.get("type") != VILLAGE_SCREEN
+            or self._closed
+            or self.held is not None
+            or self._lock.locked()
+            or not self.wire.open
+            or message["widen"]
+        ):
+            return False
+        user = next((u for v, u in message["viewers"] if v == self.viewer), _NOBODY)
+        if user is _NOBODY:
+            return True  # sent to the group this socket has just left: nothing to do
+        prev = message["prev"]
+        if (self.viewer is not None and user != self.user_id) or (
+            prev is not None and prev > self.cursor
+        ):
+            return False
+        for text in self._screen_texts(message, self._draw(message)):
+            self.wire.text_now(text)
+        return True
+
+    def _screen_texts(self, envelope: dict[str, Any], drawn: dict[str, Any]) -> list[str]:
+        """What of a drawn delta this socket's page lacks, as the texts to send; the socket
+        counts it as shown."""
+        version = envelope["version"]
         fresh = [
             part
             for part in drawn["parts"]
@@ -575,9 +613,7 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         if drawn.get("marks"):
             self.marks = drawn["marks"]
         if len(fresh) == len(drawn["parts"]) and len(lines) == len(drawn["lines"]):
-            if drawn["text"]:
-                await self._send_texts([drawn["text"]])  # as drawn for every socket alike
-            return
+            return [drawn["text"]] if drawn["text"] else []  # as drawn for every socket alike
         frame: dict[str, Any] = {"type": "screen"}
         parts = [[part_id, html, digest] for part_id, html, digest, send in fresh if send]
         if parts:
@@ -587,8 +623,7 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         for name in ("hide", "restore", "cues", "marks"):
             if drawn.get(name):
                 frame[name] = drawn[name]
-        if len(frame) > 1:
-            await self._emit([frame])
+        return [_encoded(frame)] if len(frame) > 1 else []
 
     def _draw(self, envelope: dict[str, Any]) -> dict[str, Any]:
         """The delta rendered in this socket's language, once per process (see `_DRAWN`)."""
@@ -799,7 +834,11 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
 
     @classmethod
     async def encode_json(cls, content: dict[str, Any]) -> str:
-        return json.dumps(content, ensure_ascii=False, separators=(",", ":"))
+        return _encoded(content)
+
+
+def _encoded(frame: dict[str, Any]) -> str:
+    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
 
 
 # Deltas rendered in this process: (delta key, language, Local) -> parts, lines, cues. The
