@@ -25,6 +25,7 @@ import argparse
 import re
 import statistics
 import time
+from pathlib import Path
 
 from common import (
     CHROMIUM,
@@ -159,6 +160,9 @@ def main() -> None:
     parser.add_argument("--big", type=int, default=10_000)
     parser.add_argument("--gap", type=float, default=0.05, help="seconds between two posts")
     parser.add_argument("--profile", action="store_true", help="py-spy the short-log posts")
+    parser.add_argument(
+        "--profile-raw", type=Path, help="keep py-spy's raw stacks in this file (with --profile)"
+    )
     args = parser.parse_args()
 
     work = setup_django()
@@ -175,7 +179,7 @@ def main() -> None:
             pages = open_screens(browser, site.url, village, args.screens)
             print(f"{len(pages)} screens open", flush=True)
             if args.profile:
-                with Profiler(site, work / "live.raw"):
+                with Profiler(site, args.profile_raw or work / "live.raw"):
                     post_lines(site, village, pages, args.lines, args.gap, 1)
             short = post_lines(site, village, pages, args.lines, args.gap, args.batches)
             requested = sorted({u for p in pages for u in p.requests if PANE.search(u)})
