@@ -82,6 +82,7 @@ from villages.groups import (
     VILLAGE_EVENTS,
     VILLAGE_ROSTER,
     VILLAGE_SCREEN,
+    encode,
     roster_group,
     screen_group,
     user_group,
@@ -623,7 +624,7 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
         for name in ("hide", "restore", "cues", "marks"):
             if drawn.get(name):
                 frame[name] = drawn[name]
-        return [_encoded(frame)] if len(frame) > 1 else []
+        return [encode(frame)] if len(frame) > 1 else []
 
     def _draw(self, envelope: dict[str, Any]) -> dict[str, Any]:
         """The delta rendered in this socket's language, once per process (see `_DRAWN`)."""
@@ -834,11 +835,7 @@ class VillageConsumer(AsyncJsonWebsocketConsumer):
 
     @classmethod
     async def encode_json(cls, content: dict[str, Any]) -> str:
-        return _encoded(content)
-
-
-def _encoded(frame: dict[str, Any]) -> str:
-    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+        return encode(content)
 
 
 # Deltas rendered in this process: (delta key, language, Local) -> parts, lines, cues. The
@@ -850,7 +847,6 @@ def _render_delta(delta: dict[str, Any], lang: str, local: Any) -> dict[str, Any
     """A delta drawn in `lang` for a socket whose person is `local`: its parts (with their
     digests, and whether a client receives them), lines, cues, and the whole frame encoded
     for the sockets that take it as it is."""
-    from villages.groups import encode
     from villages.views import parts as render
 
     def lines(inputs: list[dict[str, Any]]) -> list[list[Any]]:
