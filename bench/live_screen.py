@@ -12,11 +12,20 @@ posted through the API over HTTP by the living seats in turn, a line every --gap
 
 CPU is the site process's (every thread, /proc/<pid>/task/*/schedstat), less its idle rate
 measured just before. A batch of lines counts from its first POST until every screen shows
-its last line; the figure is the median batch's, as the polling round's is the median
-round's (this machine is noisy: one batch alone moved by a fifth from run to run). Then the
-same with --big earlier lines in the day (added as rows: the log is long, the clock not
-spent). Targets (issue 9): a line ≤ 1/20 of a polling round; with the long log, ≤ 1.2× the
-short-log figure; every screen shows the last line; the screens make no request at all.
+its last line. After each batch come --rounds polling rounds, and the batch's ratio is its
+CPU per line against the median of those rounds: the two are measured within seconds of each
+other, because this machine's speed moves by a third from minute to minute (the same round
+cost 81 ms in one run and 113 ms later in the same run). The figures are the medians.
+
+A round's GETs come --gap apart, as the lines do: each player's screen polls at its own
+time, never all 21 in a burst. A request that finds the process idle costs more than one
+that follows another at once (caches gone cold, threads asleep): the same line cost 4.2 ms
+spaced and 3.0 ms back to back with nobody watching. A round back to back is printed too.
+
+Then the same with --big earlier lines in the day (added as rows: the log is long, the
+clock not spent). Targets (issue 9): a line ≤ 1/20 of a polling round; with the long log,
+≤ 1.2× the short-log figure; every screen shows the last line; the screens make no request
+at all.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ import re
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 from common import (
     CHROMIUM,
@@ -90,9 +100,47 @@ def shows(page, message_id: int) -> bool:
     return page.frame_locator("iframe[name=lower]").locator(f"#m{message_id}").count() == 1
 
 
-def post_lines(site, village, pages, lines: int, gap: float, batches: int) -> dict[str, float]:
-    """Post `batches` batches of `lines` lines; the median batch's CPU per line (ms, less
-    idle), each batch counted until every screen shows its last line."""
+class Poller:
+    """The classic screen's polling: each of the screens' seats GETs its lower pane."""
+
+    def __init__(self, site, village, screens: int) -> None:
+        self.site = site
+        self.path = f"/villages/{village.id}/down/"
+        self.cookies = [session_cookie(village.users[seat]) for seat in range(1, screens + 1)]
+        self.clients: list[tuple[Client, str]] = []
+
+    def poll(self, gap: float) -> None:
+        for client, cookie in self.clients:
+            status, _body = client.request(
+                "GET", self.path, headers={"Cookie": f"sessionid={cookie}"}
+            )
+            assert status == 200, status
+            time.sleep(gap)
+
+    def round_ms(self, idle: float, rounds: int, gap: float) -> float:
+        """CPU (ms, less idle) of one round, a GET every `gap` seconds (0: back to back):
+        the median of `rounds` rounds, after one round not counted on new connections (the
+        site closes those left idle while the lines were posted)."""
+        for client, _cookie in self.clients:
+            client.conn.close()
+        self.clients = [(Client(self.site), cookie) for cookie in self.cookies]
+        self.poll(0)
+        figures = []
+        for _ in range(rounds):
+            cpu0, t0 = self.site.cpu_seconds(), time.monotonic()
+            self.poll(gap)
+            elapsed = time.monotonic() - t0
+            figures.append((self.site.cpu_seconds() - cpu0 - idle * elapsed) * 1000)
+        return statistics.median(figures)
+
+
+def post_lines(
+    site, village, pages, lines: int, gap: float, batches: int, poller: Poller, rounds: int
+) -> dict[str, Any]:
+    """Post `batches` batches of `lines` lines, each batch counted until every screen shows
+    its last line and followed by `rounds` polling rounds: the CPU per line (ms, less idle)
+    and per round of each, their ratio, and the medians. A batch and its rounds run within
+    seconds of each other, so that the ratio holds however busy the machine is."""
     client = Client(site)
     # Warming up: the first lines load templates and caches, and the screens that have
     # just opened are still busy (their CPU slows ours); the figure is the steady state.
@@ -103,7 +151,7 @@ def post_lines(site, village, pages, lines: int, gap: float, batches: int) -> di
     for page in pages:
         page.requests.clear()
     idle = idle_rate(site)
-    per_line, per_loop, waiting = [], [], []
+    per_line, per_loop, per_round, waiting = [], [], [], []
     for batch in range(batches):
         cpu0, loop0, t0 = site.cpu_seconds(), site.main_thread_cpu_seconds(), time.monotonic()
         last = 0
@@ -120,45 +168,54 @@ def post_lines(site, village, pages, lines: int, gap: float, batches: int) -> di
         elapsed = time.monotonic() - t0
         per_line.append((site.cpu_seconds() - cpu0 - idle * elapsed) / lines * 1000)
         per_loop.append((site.main_thread_cpu_seconds() - loop0) / lines * 1000)
+        if rounds:
+            per_round.append(poller.round_ms(idle, rounds, gap))
     requests = sum(len([u for u in p.requests if PANE.search(u)]) for p in pages)
     return {
         "per_line_ms": statistics.median(per_line),
         "batches": per_line,
         "loop_ms": statistics.median(per_loop),
+        "rounds": per_round,
+        "round_ms": statistics.median(per_round) if per_round else 0.0,
+        "ratios": [r / line for r, line in zip(per_round, per_line, strict=True)],
         "missing": len(waiting),
         "requests": requests,
         "idle": idle,
     }
 
 
-def polling_round(site, village, screens: int, rounds: int) -> float:
-    """CPU (ms, less idle) of one round: each screen's seat GETs its lower pane once."""
-    clients = []
-    for seat in range(1, screens + 1):
-        clients.append((Client(site), session_cookie(village.users[seat])))
-    path = f"/villages/{village.id}/down/"
-    for client, cookie in clients:  # warm: connections, caches
-        client.request("GET", path, headers={"Cookie": f"sessionid={cookie}"})
-    idle = idle_rate(site)
-    figures = []
-    for _ in range(rounds):
-        cpu0, t0 = site.cpu_seconds(), time.monotonic()
-        for client, cookie in clients:
-            status, _body = client.request("GET", path, headers={"Cookie": f"sessionid={cookie}"})
-            assert status == 200, status
-        elapsed = time.monotonic() - t0
-        figures.append((site.cpu_seconds() - cpu0 - idle * elapsed) * 1000)
-    return statistics.median(figures)
+def report(name: str, figures: dict[str, Any], screens: int, gap: float) -> None:
+    print(
+        f"{name}: {figures['per_line_ms']:.2f} ms CPU per line, the median of "
+        f"{' / '.join(f'{b:.2f}' for b in figures['batches'])} "
+        f"(idle {figures['idle'] * 1000:.1f} ms/s; the event loop's share "
+        f"{figures['loop_ms']:.2f} ms); screens missing the last line: "
+        f"{figures['missing']}; requests by the screens: {figures['requests']}",
+        flush=True,
+    )
+    if figures["rounds"]:
+        print(
+            f"  polling round ({screens} GETs of the lower pane, {gap} s apart) after each "
+            f"batch: {' / '.join(f'{r:.1f}' for r in figures['rounds'])} ms CPU; "
+            f"ratio line / round: {' / '.join(f'1/{r:.1f}' for r in figures['ratios'])}, "
+            f"median 1/{statistics.median(figures['ratios']):.1f}",
+            flush=True,
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--screens", type=int, default=21)
     parser.add_argument("--lines", type=int, default=100)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=5, help="polling rounds after a batch")
     parser.add_argument("--batches", type=int, default=3, help="batches of --lines lines")
     parser.add_argument("--big", type=int, default=10_000)
-    parser.add_argument("--gap", type=float, default=0.05, help="seconds between two posts")
+    parser.add_argument(
+        "--gap",
+        type=float,
+        default=0.05,
+        help="seconds between two posts (and two GETs of a round)",
+    )
     parser.add_argument("--profile", action="store_true", help="py-spy the short-log posts")
     parser.add_argument(
         "--profile-raw", type=Path, help="keep py-spy's raw stacks in this file (with --profile)"
@@ -172,31 +229,28 @@ def main() -> None:
     add_lines(village.id, 100 - 20)  # the short log: about 100 lines in the day
     site = start_site(work)
     print(f"village {village.id}: 22 seats, day 2; site pid {site.popen.pid}", flush=True)
-    results = {}
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             pages = open_screens(browser, site.url, village, args.screens)
             print(f"{len(pages)} screens open", flush=True)
+            poller = Poller(site, village, args.screens)
             if args.profile:
                 with Profiler(site, args.profile_raw or work / "live.raw"):
-                    post_lines(site, village, pages, args.lines, args.gap, 1)
-            short = post_lines(site, village, pages, args.lines, args.gap, args.batches)
+                    post_lines(site, village, pages, args.lines, args.gap, 1, poller, 0)
+            short = post_lines(
+                site, village, pages, args.lines, args.gap, args.batches, poller, args.rounds
+            )
             requested = sorted({u for p in pages for u in p.requests if PANE.search(u)})
             if requested:
                 print(f"the screens asked for: {requested[:5]}")
-            poll = polling_round(site, village, args.screens, args.rounds)
-            results["short"] = short
+            report("short day", short, args.screens, args.gap)
+            bunched = poller.round_ms(short["idle"], args.rounds, 0)
             print(
-                f"short day: {short['per_line_ms']:.2f} ms CPU per line, the median of "
-                f"{' / '.join(f'{b:.2f}' for b in short['batches'])} "
-                f"(idle {short['idle'] * 1000:.1f} ms/s; the event loop's share "
-                f"{short['loop_ms']:.2f} ms); screens missing the last line: "
-                f"{short['missing']}; requests by the screens: {short['requests']}",
+                f"  for comparison, a round back to back: {bunched:.1f} ms CPU "
+                f"(1/{bunched / short['per_line_ms']:.1f} of it a line)",
                 flush=True,
             )
-            print(f"polling round ({args.screens} GETs of the lower pane): {poll:.1f} ms CPU")
-            print(f"ratio line / polling round: 1/{poll / short['per_line_ms']:.1f}", flush=True)
 
             if not args.big:  # `--big 0`: the short log only
                 browser.close()
@@ -204,16 +258,15 @@ def main() -> None:
             add_lines(village.id, args.big)
             for page in pages:
                 load(page, site.url, village.id)
-            long = post_lines(site, village, pages, args.lines, args.gap, args.batches)
+            long = post_lines(
+                site, village, pages, args.lines, args.gap, args.batches, poller, args.rounds
+            )
+            report(f"{args.big}-more-line day", long, args.screens, args.gap)
             print(
-                f"{args.big}-more-line day: {long['per_line_ms']:.2f} ms CPU per line "
-                f"({' / '.join(f'{b:.2f}' for b in long['batches'])}); "
-                f"missing {long['missing']}; requests {long['requests']}; "
-                f"{long['per_line_ms'] / short['per_line_ms']:.2f}× the short-log figure",
+                f"  the long log's line: {long['per_line_ms'] / short['per_line_ms']:.2f}× "
+                "the short log's",
                 flush=True,
             )
-            poll_long = polling_round(site, village, args.screens, max(1, args.rounds // 2))
-            print(f"polling round with the long log: {poll_long:.1f} ms CPU")
             browser.close()
     finally:
         site.stop()
