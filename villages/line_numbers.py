@@ -180,13 +180,25 @@ def _ranks(
 def last_number(village: VillageLike, state: GameState, viewer: int | None) -> int:
     """The number of the last line up to `village.last_line` that the viewer may see (0:
     none yet): how far a page or a socket drawn from this version has come."""
-    gap = village.public_lines
-    seen = 0
-    for _pk, public_no, kind, seat_no in reversed(HIDDEN.upto(village)):
-        if public_no != gap:
-            break
-        seen += _sees(state, viewer, kind, seat_no)
-    return gap * SPAN + seen
+    return LastNumbers(village, state).of(viewer)
+
+
+class LastNumbers:
+    """`last_number` of one version for many viewers: the rows after its last public line
+    are found once (a commit's push asks it for every viewer)."""
+
+    def __init__(self, village: VillageLike, state: GameState) -> None:
+        self.state, self.gap = state, village.public_lines
+        tail: list[tuple[str, int | None]] = []
+        for _pk, public_no, kind, seat_no in reversed(HIDDEN.upto(village)):
+            if public_no != self.gap:
+                break
+            tail.append((kind, seat_no))
+        self.tail = tail
+
+    def of(self, viewer: int | None) -> int:
+        seen = sum(_sees(self.state, viewer, kind, seat_no) for kind, seat_no in self.tail)
+        return self.gap * SPAN + seen
 
 
 def row_after(village: VillageLike, state: GameState, viewer: int | None, number: int) -> int:

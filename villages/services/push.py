@@ -123,6 +123,8 @@ class _Commit:
             selectors.carry_over(before, after)
             screenview.carry_over(before, after)
         self.who = screenview.speakers(after)
+        self._last_numbers = line_numbers.LastNumbers(before.village, after.state)
+        self._screen_cues_drawn: list[dict[str, Any]] | None = None
         self._clock_parts: dict[str, Any] | None = None
         self._deltas: dict[Any, dict[str, Any]] = {}
         self._seen: dict[tuple[int, str, int | None], dict[str, Any]] = {}
@@ -152,7 +154,7 @@ class _Commit:
     def prev(self, viewer: int | None) -> int:
         """The number of the last line before this commit's that the viewer may see (0:
         none), as the socket's cursor counts."""
-        return line_numbers.last_number(self.before.village, self.after.state, viewer)
+        return self._last_numbers.of(viewer)
 
     def state_changed(self, viewer: int | None) -> bool:
         if self.clock_only:
@@ -246,17 +248,24 @@ class _Commit:
         return parts, encode(parts)
 
     def _screen_cues(self) -> list[dict[str, Any]]:
-        cues = []
-        for cue in self.cues:
-            if cue["type"] == "objection":
-                who = self.who.get(cue["seat_no"])
-                cue = {**cue, "name": who["name"] if who else ""}
-            cues.append(cue)
-        return cues
+        if self._screen_cues_drawn is None:
+            cues = []
+            for cue in self.cues:
+                if cue["type"] == "objection":
+                    who = self.who.get(cue["seat_no"])
+                    cue = {**cue, "name": who["name"] if who else ""}
+                cues.append(cue)
+            self._screen_cues_drawn = cues
+        return self._screen_cues_drawn
 
 
-def _groups(village_id: int, viewers: Sequence[int | None]) -> list[str]:
-    return [g for v in viewers for g in (viewer_group(village_id, v), screen_group(village_id, v))]
+def _names(village_id: int, viewers: Sequence[int | None]) -> list[tuple[int | None, str, str]]:
+    """Each viewer with its two groups (`viewer_group`, `screen_group`)."""
+    return [(v, viewer_group(village_id, v), screen_group(village_id, v)) for v in viewers]
+
+
+def _groups(names: Sequence[tuple[int | None, str, str]]) -> list[str]:
+    return [g for _viewer, *groups in names for g in groups]
 
 
 def publish(
@@ -267,7 +276,8 @@ def publish(
     viewers = vis.message_audiences(after.state)
     users = {no: row.user_id for no, row in after.rows.items()}
     roster = _seats_may_change(after.state, events)
-    groups = _groups(village_id, viewers)
+    names = _names(village_id, viewers)
+    groups = _groups(names)
     listening = listening_sync([*groups, roster_group(village_id)] if roster else groups)
     sends: list[tuple[str, dict[str, Any]]] = []
     if roster and roster_group(village_id) in listening:
@@ -275,13 +285,13 @@ def publish(
     if listening - {roster_group(village_id)}:
         commit = _Commit(before, after, events, messages)
         screens: dict[Any, tuple[dict[str, Any], dict[int | None, int | None]]] = {}
-        for viewer in viewers:
+        for viewer, json_group, screen in names:
             user = None if viewer is None else users.get(viewer)
-            if viewer_group(village_id, viewer) in listening:
+            if json_group in listening:
                 envelope = commit.json_for(viewer, user)
                 if envelope is not None:
-                    sends.append((viewer_group(village_id, viewer), envelope))
-            if screen_group(village_id, viewer) in listening:
+                    sends.append((json_group, envelope))
+            if screen in listening:
                 found = commit.screen_for(viewer)
                 if found is not None:
                     key, delta = found  # viewers who see the commit alike share one delta
@@ -301,7 +311,7 @@ def publish_moderated(village_id: int, messages: Sequence[Message], hidden: bool
         return
     viewers = vis.message_audiences(loaded.state)
     users = {no: row.user_id for no, row in loaded.rows.items()}
-    listening = listening_sync(_groups(village_id, viewers))
+    listening = listening_sync(_groups(_names(village_id, viewers)))
     who = screenview.speakers(loaded)
     ended = loaded.state.phase is Phase.ENDED
     version = loaded.village.version
