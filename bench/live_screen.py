@@ -12,10 +12,12 @@ posted through the API over HTTP by the living seats in turn, a line every --gap
 
 CPU is the site process's (every thread, /proc/<pid>/task/*/schedstat), less its idle rate
 measured just before. A batch of lines counts from its first POST until every screen shows
-its last line. After each batch come --rounds polling rounds, and the batch's ratio is its
-CPU per line against the median of those rounds: the two are measured within seconds of each
-other, because this machine's speed moves by a third from minute to minute (the same round
-cost 81 ms in one run and 113 ms later in the same run). The figures are the medians.
+its last line. Before the first batch and after each come --rounds polling rounds, and a
+batch's ratio is its CPU per line against the rounds on either side of it (the median of
+each set, and their mean). The two are measured within seconds of each other, because this
+machine's speed moves by a third from minute to minute (the same round cost 81 ms in one
+run and 113 ms later in the same run); and the rounds on either side see the day's log as
+short and as long as the batch's lines did. The figures are the medians.
 
 A round's GETs come --gap apart, as the lines do: each player's screen polls at its own
 time, never all 21 in a burst. A request that finds the process idle costs more than one
@@ -140,9 +142,12 @@ def post_lines(
     site, village, pages, lines: int, gap: float, batches: int, poller: Poller, rounds: int
 ) -> dict[str, Any]:
     """Post `batches` batches of `lines` lines, each batch counted until every screen shows
-    its last line and followed by `rounds` polling rounds: the CPU per line (ms, less idle)
-    and per round of each, their ratio, and the medians. A batch and its rounds run within
-    seconds of each other, so that the ratio holds however busy the machine is."""
+    its last line, with `rounds` polling rounds before the first batch and after each: the
+    CPU per line (ms, less idle) of each batch, the mean of the rounds just before and just
+    after it, their ratio, and the medians. A batch and its rounds run within seconds of
+    each other, so that the ratio holds however busy the machine is; and the rounds on
+    either side of a batch see the day's log as short and as long as its lines did (a
+    round's GETs draw the whole day, which grows by a batch's lines)."""
     client = Client(site)
     # Warming up: the first lines load templates and caches, and the screens that have
     # just opened are still busy (their CPU slows ours); the figure is the steady state.
@@ -154,6 +159,7 @@ def post_lines(
         page.requests.clear()
     idle = idle_rate(site)
     per_line, per_loop, per_round, waiting = [], [], [], []
+    before = poller.round_ms(idle, rounds, gap) if rounds else 0.0
     for batch in range(batches):
         cpu0, loop0, t0 = site.cpu_seconds(), site.main_thread_cpu_seconds(), time.monotonic()
         last = 0
@@ -171,7 +177,9 @@ def post_lines(
         per_line.append((site.cpu_seconds() - cpu0 - idle * elapsed) / lines * 1000)
         per_loop.append((site.main_thread_cpu_seconds() - loop0) / lines * 1000)
         if rounds:
-            per_round.append(poller.round_ms(idle, rounds, gap))
+            after = poller.round_ms(idle, rounds, gap)
+            per_round.append((before + after) / 2)
+            before = after
     requests = sum(len([u for u in p.requests if PANE.search(u)]) for p in pages)
     return {
         "per_line_ms": statistics.median(per_line),
@@ -197,7 +205,7 @@ def report(name: str, figures: dict[str, Any], screens: int, gap: float) -> None
     )
     if figures["rounds"]:
         print(
-            f"  polling round ({screens} GETs of the lower pane, {gap} s apart) after each "
+            f"  polling round ({screens} GETs of the lower pane, {gap} s apart) around each "
             f"batch: {' / '.join(f'{r:.1f}' for r in figures['rounds'])} ms CPU; "
             f"ratio line / round: {' / '.join(f'1/{r:.1f}' for r in figures['ratios'])}, "
             f"median 1/{statistics.median(figures['ratios']):.1f}",
