@@ -123,7 +123,7 @@ class _Commit:
             selectors.carry_over(before, after)
             screenview.carry_over(before, after)
         self.who = screenview.speakers(after)
-        self._last_numbers = line_numbers.LastNumbers(before.village, after.state)
+        self._last_numbers: line_numbers.LastNumbers | None = None  # for `prev`, made once
         self._screen_cues_drawn: list[dict[str, Any]] | None = None
         self._clock_parts: dict[str, Any] | None = None
         self._deltas: dict[Any, dict[str, Any]] = {}
@@ -154,6 +154,8 @@ class _Commit:
     def prev(self, viewer: int | None) -> int:
         """The number of the last line before this commit's that the viewer may see (0:
         none), as the socket's cursor counts."""
+        if self._last_numbers is None:
+            self._last_numbers = line_numbers.LastNumbers(self.before.village, self.after.state)
         return self._last_numbers.of(viewer)
 
     def state_changed(self, viewer: int | None) -> bool:
