@@ -12,7 +12,7 @@ from villages.engine import Winner
 from villages.engine.outcome import result_of
 from villages.models import Seat, Village
 from villages.services.errors import NotFound
-from villages.services.persist import engine_seat
+from villages.snapshots import engine_seat
 
 
 class Game(TypedDict):

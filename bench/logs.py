@@ -64,7 +64,7 @@ def play_through(village_id: int, rng: random.Random, until=None, max_looks: int
     from villages.models import Message
     from villages.services import play
     from villages.services.config import rules
-    from villages.services.persist import snapshot_of
+    from villages.snapshots import snapshot_of
 
     strategy = bots.STRATEGIES[bots.DEFAULT]
     for _ in range(max_looks):
@@ -359,7 +359,7 @@ def long_village() -> tuple[int, int]:
         village_id = new_game(10**6, pool, rng, options=realtime)
         Village.objects.filter(pk=village_id).update(name=LONG_NAME)
         # Night 1 by the bots, then 3,000 lines on day 2, then the rest of the game.
-        from villages.services.persist import snapshot_of
+        from villages.snapshots import snapshot_of
 
         play_through(village_id, rng, until=lambda state: state.phase.value == "day")
         loaded = snapshot_of(village_id)

@@ -158,7 +158,7 @@ def read_snapshot(
     from villages import line_numbers
     from villages.models import Message
     from villages.selectors import View, state_dict, visible_messages
-    from villages.services.persist import snapshot_of
+    from villages.snapshots import snapshot_of
 
     loaded = snapshot_of(village_id)
     if loaded is None:
@@ -201,7 +201,7 @@ def read_screen(
     from villages.models import Message
     from villages.screenview import line_input, parts_of, speakers
     from villages.selectors import View, log_marks, visible_messages
-    from villages.services.persist import snapshot_of
+    from villages.snapshots import snapshot_of
     from villages.views import parts as render
     from villages.views.screen import log_parts
     from villages.views.standing import local_for

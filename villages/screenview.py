@@ -22,7 +22,7 @@ from typing import Any, TypedDict
 
 from villages.engine import Phase
 from villages.engine.state import death_order
-from villages.services.persist import Loaded
+from villages.snapshots import Loaded
 
 from .selectors import View, state_dict
 

@@ -29,7 +29,7 @@ from villages.models import Message, Village
 from villages.models import Seat as SeatRow
 from villages.services.config import rules
 from villages.services.errors import NotFound
-from villages.services.persist import Loaded, load, options_from_api, options_to_api
+from villages.snapshots import Loaded, load, options_from_api, options_to_api
 
 # ---------------------------------------------------------------------------
 # What the readers return: API.md's shapes (plain dicts, typed)

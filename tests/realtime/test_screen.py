@@ -244,7 +244,7 @@ async def test_hiding_a_line_a_viewer_could_not_see_tells_that_viewer_nothing():
 
 def _marks(village_id: int) -> dict[int | None, str]:
     from villages.selectors import log_marks
-    from villages.services.persist import snapshot_of
+    from villages.snapshots import snapshot_of
 
     loaded = snapshot_of(village_id)
     assert loaded is not None

@@ -22,7 +22,7 @@ from villages.engine import game as engine
 from villages.engine.errors import BadRequest, Forbidden, VillageFull, WrongPhase
 from villages.models import Icon, Message, Seat, Village
 from villages.services import bots, clock, core, lifecycle, play
-from villages.services.persist import snapshot_of
+from villages.snapshots import snapshot_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.timeout(300)]
 

@@ -13,7 +13,7 @@ from villages.engine import game as engine
 from villages.models import Icon, Village
 from villages.services import core, lifecycle
 from villages.services.config import rules
-from villages.services.persist import Loaded, load
+from villages.snapshots import Loaded, load
 
 pytestmark = pytest.mark.django_db
 

@@ -33,11 +33,11 @@ from villages.bots.lines import word
 from villages.engine.errors import BadRequest, Forbidden, RuleError, VillageFull, WrongPhase
 from villages.engine.game import BOT_MARK
 from villages.models import Icon, Message, Seat, Village
+from villages.snapshots import snapshot_of
 
 from . import lifecycle, play
 from .config import bot_delay, rules
 from .errors import NotFound
-from .persist import snapshot_of
 
 logger = logging.getLogger(__name__)
 

@@ -17,12 +17,12 @@ from django.utils import timezone
 from villages.engine import Step
 from villages.engine import game as engine
 from villages.models import Village
+from villages.snapshots import Loaded
 
 from . import core
 from .bots import run_due_bots
 from .config import rules
 from .errors import NotFound, Overloaded
-from .persist import Loaded
 
 logger = logging.getLogger(__name__)
 

@@ -31,11 +31,12 @@ from villages.engine.errors import NotSeated
 from villages.engine.events import Event, GameOver, Kicked, Started
 from villages.models import Message, Seat, Village
 from villages.models import Seat as SeatRow
+from villages.snapshots import SNAPSHOTS, Loaded, snapshot, snapshot_key
 
 from . import gate, push
 from .config import bot_delay, rules
 from .errors import Busy, NotFound, Overloaded, StorageConflict
-from .persist import SNAPSHOTS, Loaded, game_json, save_records, save_seats, snapshot, snapshot_key
+from .persist import game_json, save_records, save_seats
 
 logger = logging.getLogger(__name__)
 

@@ -22,11 +22,12 @@ from villages.engine import game as engine
 from villages.engine.errors import BadRequest, Forbidden, NotSeated
 from villages.engine.speech import has_controls
 from villages.models import Icon, Seat, Village
+from villages.snapshots import Loaded, options_from_api, options_to_api
 
 from . import core
 from .config import flag, number, rules
 from .errors import AlreadySeated, NotFound, TooManyVillages
-from .persist import Loaded, game_json, options_from_api, options_to_api
+from .persist import game_json
 
 
 def trip_of(secret: str) -> str:

@@ -1,141 +1,26 @@
-"""Rows ↔ the engine's GameState.
+"""Saving a command's outcome: the engine's GameState → rows.
 
-Each fact has one home: seats in `Seat`, ballots in `Ballot`, night actions in
-`NightAction`, lines in `Message`, and the engine's clock and counters in
-`Village.game`. Ballots and night actions are append-only, so saving writes
-only what a command added.
+Each fact has one home (see `villages.snapshots`, which loads them). Ballots and night
+actions are append-only, so saving writes only what a command added.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from jinro_site.prepared import Prepared
-from villages.engine import (
-    Ability,
-    Ballot,
-    Cast,
-    DeathCause,
-    GameState,
-    NightAction,
-    Options,
-    Phase,
-    Role,
-    Seat,
-    SubRole,
-    TimeOptions,
-    Winner,
-)
-from villages.engine.cast import OPTION_FLAGS
-from villages.engine.state import Clock, RoundResult, VoteRound
-from villages.lru import LRU
+from villages.engine import Cast, GameState, Seat
 from villages.models import Ballot as BallotRow
 from villages.models import NightAction as NightActionRow
 from villages.models import Seat as SeatRow
 from villages.models import Village
-
-# ---------------------------------------------------------------------------
-# Options: the API's JSON ↔ the engine's Options
-
-
-def options_from_api(data: dict[str, Any] | None) -> Options:
-    data = data or {}
-    time = data.get("time") or {"mode": "virtual"}
-    realtime = time.get("mode") == "realtime"
-    return Options(
-        time=TimeOptions(
-            realtime=realtime,
-            day_seconds=int(time.get("day_seconds", 0)) if realtime else 0,
-            night_seconds=int(time.get("night_seconds", 0)) if realtime else 0,
-        ),
-        **{name: bool(data.get(name, False)) for name in OPTION_FLAGS},
-    )
-
-
-def options_to_api(options: Options) -> dict[str, Any]:
-    time: dict[str, Any] = {"mode": "virtual"}
-    if options.time.realtime:
-        time = {
-            "mode": "realtime",
-            "day_seconds": options.time.day_seconds,
-            "night_seconds": options.time.night_seconds,
-        }
-    return {"time": time, **{name: getattr(options, name) for name in OPTION_FLAGS}}
-
-
-# ---------------------------------------------------------------------------
-# Loading
-
-
-@dataclass
-class Loaded:
-    """A village's rows and the engine state built from them: one committed version.
-
-    A snapshot is shared (see `snapshot`) and never changed once built: a write makes the
-    next version's rows as copies (`save_seats`). Only `new_rows` (seats a command is
-    adding) and `memo` (what readers derive from it) are filled in afterwards.
-    """
-
-    village: Village
-    rows: dict[int, SeatRow]
-    state: GameState
-    new_rows: dict[int, SeatRow] = field(default_factory=dict)
-    # Users kicked from this village (user id -> by the staff, not by kick votes): they may
-    # not sit again, and their screens say so, and by whom.
-    kicked_users: Mapping[int, bool] = field(default_factory=dict)
-    # What readers derive from this snapshot (villages.selectors, the push).
-    memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    def seat_of_user(self, user_id: int | None) -> SeatRow | None:
-        if user_id is None:
-            return None
-        for row in self.rows.values():
-            if row.user_id == user_id:
-                return row
-        return None
-
-
-def _dt(value: str | None) -> datetime | None:
-    return datetime.fromisoformat(value) if value else None
+from villages.snapshots import Loaded, options_to_api
 
 
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
-
-
-def engine_seat(row: SeatRow) -> Seat:
-    """A seat row as the engine sees it."""
-    return Seat(
-        no=row.seat_no,
-        name=row.handle_name,
-        role=Role(row.role) if row.role else None,
-        sub_roles=frozenset(SubRole(s) for s in row.sub_roles),
-        alive=row.alive,
-        death_cause=DeathCause(row.death_cause) if row.death_cause else None,
-        death_day=row.death_day,
-        death_phase=Phase(row.death_phase) if row.death_phase else None,
-        will=row.will,
-        will_published=row.will_published,
-        objections_left=row.objections_left,
-        dummy=row.dummy,
-        start_voted=row.start_voted,
-        bot=bool(row.bot),
-    )
-
-
-def _cast_from_json(data: dict[str, Any] | None) -> Cast | None:
-    if not data:
-        return None
-    return Cast(
-        roles={int(no): Role(code) for no, code in data["roles"].items()},
-        sub_roles={
-            int(no): frozenset(SubRole(c) for c in codes) for no, codes in data["sub_roles"].items()
-        },
-    )
 
 
 def _cast_to_json(cast: Cast | None) -> dict[str, Any] | None:
@@ -147,125 +32,6 @@ def _cast_to_json(cast: Cast | None) -> dict[str, Any] | None:
             str(no): sorted(s.value for s in subs) for no, subs in cast.sub_roles.items()
         },
     }
-
-
-def state_from_rows(
-    village: Village,
-    seat_rows: list[SeatRow],
-    ballots: list[BallotRow],
-    actions: list[NightActionRow],
-) -> GameState:
-    g = village.game or {}
-    c = g.get("clock", {})
-    active = g.get("active")
-    return GameState(
-        capacity=village.capacity,
-        options=options_from_api(village.options),
-        seats=[engine_seat(r) for r in seat_rows],
-        phase=Phase(village.phase),
-        day=village.day,
-        vote_round=g.get("vote_round", 1),
-        ties=g.get("ties", 0),
-        ballots=[Ballot(b.day, b.round, b.voter, b.target, b.weight) for b in ballots],
-        actions=[
-            NightAction(a.day, a.seat_no, Ability(a.ability), tuple(a.targets)) for a in actions
-        ],
-        rounds=[
-            VoteRound(r["day"], r["round"], RoundResult(r["result"]), r.get("executed"))
-            for r in g.get("rounds", [])
-        ],
-        clock=Clock(
-            phase_started_at=_dt(c.get("phase_started_at")),
-            virtual_left=c.get("virtual_left", 0),
-            silence_ref=_dt(c.get("silence_ref")),
-            time_up_at=_dt(c.get("time_up_at")),
-            sudden_death_at=_dt(c.get("sudden_death_at")),
-            last_alert_at=_dt(c.get("last_alert_at")),
-            last_activity_at=_dt(c.get("last_activity_at")),
-        ),
-        winner=Winner(village.winner) if village.winner else None,
-        abandoned=village.abandoned,
-        kick_votes={int(k): frozenset(v) for k, v in g.get("kick_votes", {}).items()},
-        fixed_cast=_cast_from_json(g.get("fixed_cast")),
-        active=options_from_api(active) if active else None,
-        last_seat_no=g.get("last_seat_no", 0),
-    )
-
-
-def load(village: Village) -> Loaded:
-    every = list(village.seats.select_related("icon", "user"))
-    rows = [r for r in every if not r.kicked]
-    state = state_from_rows(
-        village,
-        rows,
-        list(BallotRow.objects.filter(village=village)),
-        list(NightActionRow.objects.filter(village=village)),
-    )
-    return Loaded(
-        village=village,
-        rows={r.seat_no: r for r in rows},
-        state=state,
-        kicked_users={r.user_id: r.kicked_by_staff for r in every if r.kicked and r.user_id},
-    )
-
-
-def snapshot_key(village: Village) -> tuple[int, int, int]:
-    # Every write bumps `Village.version` (a compare-and-set in `services.core`), so a
-    # village's rows at one version are a snapshot that can no longer change; the key also
-    # holds the seed, as ids may come back (a rolled-back test, a restored backup).
-    return (village.pk, village.version, village.seed)
-
-
-# Committed versions of villages, shared by the readers and writers of this process.
-SNAPSHOTS: LRU[tuple[int, int, int], Loaded] = LRU(256)
-
-
-_STATE_FIELDS = ("created_at", "capacity", "options", "phase", "day", "winner", "abandoned", "game")
-
-
-def snapshot(village: Village) -> Loaded:
-    """The village at `village.version`, from this process's snapshots or the database.
-
-    `village` is a row just read (by a writer under its lock): the snapshot is given that
-    object, so that what the writer then changes on it is its own. A snapshot whose row
-    differs from it (written behind the services' back: a restored backup, a test) is
-    not used.
-    """
-    found = SNAPSHOTS.get(snapshot_key(village))
-    if found is not None and any(
-        getattr(found.village, f) != getattr(village, f) for f in _STATE_FIELDS
-    ):
-        found = None
-    if found is None:
-        found = load(village)
-        SNAPSHOTS.put(snapshot_key(village), found)
-    elif found.village is not village:
-        found = Loaded(
-            village, found.rows, found.state, kicked_users=found.kicked_users, memo=found.memo
-        )
-    return found
-
-
-# Which version a village is at: every read of a snapshot asks it (compiled once).
-_VERSION = Prepared(
-    lambda pk: Village.objects.only("version", "seed", "created_at").filter(pk=pk), -1
-)
-
-
-def snapshot_of(village_id: int) -> Loaded | None:
-    """The village as committed now (one small query when its version is known here)."""
-    found = _VERSION.first(village_id)
-    if found is None:
-        return None
-    cached = SNAPSHOTS.get(snapshot_key(found))
-    if cached is not None and cached.village.created_at == found.created_at:
-        return cached
-    village = Village.objects.filter(pk=village_id).first()
-    if village is None:
-        return None
-    loaded = load(village)
-    SNAPSHOTS.put(snapshot_key(village), loaded)
-    return loaded
 
 
 # ---------------------------------------------------------------------------

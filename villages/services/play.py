@@ -17,10 +17,10 @@ from villages.engine import game as engine
 from villages.engine.errors import BadRequest
 from villages.engine.visibility import MessageView, see_message
 from villages.models import Message
+from villages.snapshots import Loaded
 
 from . import core
 from .config import rules
-from .persist import Loaded
 from .ratelimit import POST_LIMIT, rate_limit
 
 

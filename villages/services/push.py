@@ -53,8 +53,7 @@ from villages.groups import (
     village_screen,
 )
 from villages.models import Message, Village
-
-from .persist import Loaded, snapshot_of
+from villages.snapshots import Loaded, snapshot_of
 
 logger = logging.getLogger(__name__)
 

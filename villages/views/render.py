@@ -26,7 +26,7 @@ from villages.lru import LRU
 from villages.models import Message, Village
 from villages.screenview import Speaker, line_input
 from villages.services.errors import NotFound
-from villages.services.persist import SNAPSHOTS, snapshot_of
+from villages.snapshots import SNAPSHOTS, snapshot_of
 
 from .parts import RENDERS, line_html
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from villages.services.persist import Loaded
+from villages.snapshots import Loaded
 
 
 @dataclass(frozen=True)
