@@ -45,22 +45,22 @@ def describe(ban: Ban) -> str:
     }
 
 
-def _summary(user: Any) -> dict[str, str | None] | None:
-    """The user's profile summary of bans, or None when it was not read with the user."""
-    cache = getattr(user, "_state", None)
-    if cache is None or "profile" not in cache.fields_cache:
-        return None
-    profile = cache.fields_cache["profile"]
-    return profile.bans if profile is not None else {}
+def _summary(user: Any) -> dict[str, str | None]:
+    """The user's summary of bans in force (kind -> end), from its profile: read with the
+    user where the user was read with `select_related("profile")` (the session's user, a
+    token's user), else one query."""
+    try:
+        profile = user.profile
+    except Profile.DoesNotExist:
+        return {}
+    return profile.bans or {}
 
 
 def banned_from(user: Any, kind: str) -> bool:
-    """A ban of `kind` is in force for the user (from its profile when it was read along)."""
+    """A ban of `kind` is in force for the user (by its profile's summary)."""
     if user is None or not getattr(user, "pk", None):
         return False
     summary = _summary(user)
-    if summary is None:
-        return in_force(user.pk).filter(kind=kind).exists()
     if kind not in summary:
         return False
     until = summary[kind]
@@ -68,9 +68,8 @@ def banned_from(user: Any, kind: str) -> bool:
 
 
 def has_bans(user: Any) -> bool:
-    """The user may have a ban in force (always, when its profile was not read along)."""
-    summary = _summary(user)
-    return summary is None or bool(summary)
+    """The user's profile lists a ban (in force, or ended and not yet tidied away)."""
+    return bool(_summary(user))
 
 
 def check(user: Any, kind: str) -> None:
