@@ -22,7 +22,6 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from jinro_site.prepared import Insert, Prepared, Update
 from villages import line_numbers, texts
 from villages.engine import GameState, Phase, Post, Step
 from villages.engine import game as engine
@@ -73,41 +72,6 @@ def run(
     return run_posting(village_id, command, now=now, skip_locked=skip_locked)[0]
 
 
-# Every command reads its village's row, locked: compiled once (jinro_site/prepared.py).
-_FOR_UPDATE = {
-    skip: Prepared(
-        lambda pk, skip=skip: Village.objects.select_for_update(skip_locked=skip).filter(pk=pk),
-        -1,
-    )
-    for skip in (False, True)
-}
-
-
-# What every command writes: its lines, and its village row's new version (compare-and-set
-# on the version it read; the columns are all that `_save` sets).
-_INSERT_LINE = Insert(Message)
-_SAVE_VILLAGE = Update(
-    Village,
-    fields=[
-        "status",
-        "phase",
-        "day",
-        "winner",
-        "abandoned",
-        "practice",
-        "seated",
-        "game",
-        "deadline_at",
-        "started_at",
-        "ended_at",
-        "last_line",
-        "public_lines",
-    ],
-    where=["id", "version"],
-    counter="version",
-)
-
-
 def run_posting(
     village_id: int,
     command: Command[T],
@@ -119,7 +83,11 @@ def run_posting(
     for _ in range(RETRIES):
         try:
             with gate.write_turn(village_id), transaction.atomic():
-                village = _FOR_UPDATE[skip_locked].first(village_id)
+                village = (
+                    Village.objects.select_for_update(skip_locked=skip_locked)
+                    .filter(pk=village_id)
+                    .first()
+                )
                 if village is None:
                     raise NotFound(gettext_noop("村が見つかりません。"))
                 loaded = snapshot(village)
@@ -189,10 +157,14 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
                 public_no=counted,
             )
         )
-    messages = _INSERT_LINE.save(rows)
+    messages = Message.objects.bulk_create(rows) if rows else []
     fields["last_line"] = max((m.pk for m in messages), default=village.last_line)
     fields["public_lines"] = counted
-    if _SAVE_VILLAGE.run(fields, [village.pk, village.version]) != 1:
+    # A compare-and-set on the version it read: a lost race saves nothing.
+    saved = Village.objects.filter(pk=village.pk, version=village.version).update(
+        version=F("version") + 1, **fields
+    )
+    if saved != 1:
         raise _VersionConflict()
     for name, value in fields.items():
         setattr(village, name, value)
