@@ -95,7 +95,6 @@ def on_rule_error(request: HttpRequest, exc: RuleError) -> HttpResponse:
     response = error_response(request, exc.code, exc.message, http_status(exc))
     if exc.code in RETRY_AFTER:
         response["Retry-After"] = str(RETRY_AFTER[exc.code])
-        response._has_been_logged = True  # type: ignore[attr-defined]  # not a fault of ours
     return response
 
 

@@ -1,39 +1,40 @@
-"""ASGI entry point: `daphne jinro_site.asgi:application` (and `manage.py runsite`)."""
+"""ASGI entry point: `daphne jinro_site.asgi:application` (and `manage.py runsite`).
+
+HTTP goes to Django's WSGI application on a pool of request threads
+(`jinro_site.http_threads`), behind `/media/` served here when the site serves its own
+files; WebSockets to the village sockets (`villages.consumers`), after the Origin check and
+the session's user. With JINRO_SWEEP_TICKER=1 (what `manage.py runsite` sets in the
+embedded layout) this process also runs the deadline sweep (`jinro_site.runtime`).
+"""
 
 import os
 
-import django
+from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "jinro_site.settings")
 
-# Set Django up before importing anything that imports models (consumers, auth).
-django.setup(set_prefix=False)
-
-from jinro_site.handler import OneHopASGIHandler  # noqa: E402
-
-django_application = OneHopASGIHandler()
+# Sets Django up: everything below may import models.
+django_wsgi = get_wsgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
-from jinro_site.daphne_http import read_bodies_once  # noqa: E402
-from jinro_site.daphne_sweeps import spread_sweeps  # noqa: E402
+from jinro_site.http_threads import ThreadedWSGI  # noqa: E402
 from jinro_site.media_asgi import MediaFiles  # noqa: E402
-from jinro_site.runtime import tune_gc_for_a_server  # noqa: E402
+from jinro_site.runtime import SweepTicker, tune_gc_for_a_server  # noqa: E402
 from jinro_site.wsorigin import SessionOriginValidator, SessionUser  # noqa: E402
 from villages.routing import websocket_urlpatterns  # noqa: E402
+from villages.tasks import run_sweep  # noqa: E402
 
-http_application = (
-    MediaFiles(django_application) if settings.JINRO_SERVE_STATIC else django_application
-)
+pages = ThreadedWSGI(django_wsgi)
 
 application = ProtocolTypeRouter(
     {
-        "http": http_application,
+        "http": MediaFiles(pages) if settings.JINRO_SERVE_STATIC else pages,
         "websocket": SessionOriginValidator(SessionUser(URLRouter(websocket_urlpatterns))),
     }
 )
 
-read_bodies_once()  # twisted parses no body daphne hands on unread (jinro_site.daphne_http)
-spread_sweeps()  # daphne looks at its connections a slice at a time (jinro_site.daphne_sweeps)
+if os.environ.get("JINRO_SWEEP_TICKER") == "1":
+    SweepTicker(target=run_sweep, interval=settings.JINRO_SWEEP_INTERVAL).start()
 tune_gc_for_a_server()  # everything is imported: freeze it, collect the young less often

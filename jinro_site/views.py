@@ -170,5 +170,4 @@ def overloaded(path: str):
     message = _(Overloaded.default_message)
     response = error_answer(path, 503, Overloaded.code, message, _("混み合っています"))
     response["Retry-After"] = "1"
-    response._has_been_logged = True  # type: ignore[attr-defined]  # shed load, not a fault
     return response

@@ -1,20 +1,21 @@
-"""`manage.py runsite`: the whole site in one process.
+"""`manage.py runsite`: the whole site in one process, as `bin/run` starts it.
 
-daphne serves HTTP and WebSockets; in embedded mode (no REDIS_URL) a ticker in the same
-process runs the deadline sweep that Celery beat runs in production.
+It checks the site, gathers the static files if they were never gathered (a page names
+the hashed files that `collectstatic` writes), then becomes daphne (its `daphne` command,
+on `jinro_site.asgi:application`). In the embedded layout (no REDIS_URL) that process
+also runs the deadline sweep that Celery beat runs in production (JINRO_SWEEP_TICKER=1).
 """
 
 import argparse
-import asyncio
+import os
+import shutil
 import sys
+from pathlib import Path
 
-import daphne.server  # first: installs Twisted's asyncio reactor  # isort: skip
-from daphne.access import AccessLogGenerator
-from daphne.endpoints import build_endpoint_description_strings
 from django.conf import settings
+from django.contrib.staticfiles.storage import staticfiles_storage
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
-
-from jinro_site.runtime import SweepTicker
 
 
 class Command(BaseCommand):
@@ -50,39 +51,27 @@ class Command(BaseCommand):
         **options: object,
     ) -> None:
         self.check(display_num_errors=False)
-        from jinro_site.asgi import application
-        from villages.tasks import run_sweep
-
+        self.gather_static_files()
         run_ticker = settings.EMBEDDED if ticker is None else ticker
-        tickers: list[SweepTicker] = []
-
-        def ready() -> None:
-            # daphne has made the reactor's asyncio loop current; the loop runs next.
-            if run_ticker:
-                tickers.append(
-                    SweepTicker(
-                        target=run_sweep,
-                        interval=settings.JINRO_SWEEP_INTERVAL,
-                        loop=asyncio.get_event_loop(),
-                    )
-                )
-                tickers[0].start()
-            mode = "embedded" if settings.EMBEDDED else "redis"
-            sweeper = "in-process ticker" if run_ticker else "none here (Celery beat)"
-            self.stdout.write(
-                f"jinro_site ({mode} mode) at http://{host}:{port}/ — sweep: {sweeper}. "
-                "Stop with Ctrl-C.",
-            )
-            self.stdout.flush()
-
-        server = daphne.server.Server(
-            application=application,
-            endpoints=build_endpoint_description_strings(host=host, port=port),
-            action_logger=AccessLogGenerator(sys.stdout) if access_log else None,
-            ready_callable=ready,
+        mode = "embedded" if settings.EMBEDDED else "redis"
+        sweeper = "in-process ticker" if run_ticker else "none here (Celery beat)"
+        self.stdout.write(
+            f"jinro_site ({mode} mode) at http://{host}:{port}/ — sweep: {sweeper}. "
+            "Stop with Ctrl-C."
         )
-        try:
-            server.run()
-        finally:
-            for running in tickers:
-                running.stop(timeout=5)
+        self.stdout.flush()
+        os.environ["JINRO_SWEEP_TICKER"] = "1" if run_ticker else "0"
+        daphne = shutil.which("daphne", path=str(Path(sys.executable).parent)) or "daphne"
+        command = [daphne, "--bind", host, "--port", str(port)]
+        command += ["--access-log", "-"] if access_log else ["--verbosity", "0"]
+        os.execvp(daphne, [*command, "jinro_site.asgi:application"])
+
+    def gather_static_files(self) -> None:
+        """`collectstatic` when the manifest of the hashed files is missing (a first run
+        without bin/run): without it every page would fail."""
+        if settings.DEBUG or not settings.JINRO_SERVE_STATIC:
+            return
+        manifest = Path(settings.STATIC_ROOT) / staticfiles_storage.manifest_name
+        if not manifest.exists():
+            self.stdout.write("Gathering the static files (collectstatic) ...")
+            call_command("collectstatic", interactive=False, verbosity=0)

@@ -1,0 +1,157 @@
+"""The site's HTTP application (jinro_site/http_threads.py): Django's WSGI application on a
+pool of request threads, driven in-process as daphne drives it."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.wsgi import get_wsgi_application
+from django.templatetags.static import static
+
+from jinro_site.http_threads import ThreadedWSGI
+from jinro_site.runtime import ARRIVED
+from tests.realtime.game import make_user, token_of, waiting_village
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the pool's threads read the rows
+
+
+def scope(path: str, query: bytes = b"", headers: list | None = None, method: str = "GET"):
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query,
+        "root_path": "",
+        "headers": [(b"host", b"127.0.0.1"), *(headers or [])],
+        "client": ("127.0.0.7", 50000),
+        "server": ("127.0.0.1", 8000),
+    }
+
+
+async def fetch(app, request_scope: dict, body: bytes = b"") -> tuple[int, dict, bytes]:
+    """The status, headers and body the application answers."""
+    sent: list[dict] = []
+    asked = False
+
+    async def receive() -> dict:
+        nonlocal asked
+        if not asked:
+            asked = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.sleep(3600)  # the client stays: no disconnect
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    await app(request_scope, receive, send)
+    headers = {k.decode().lower(): v.decode() for k, v in sent[0]["headers"]}
+    return sent[0]["status"], headers, b"".join(m.get("body", b"") for m in sent[1:])
+
+
+def test_pages_the_api_and_static_files_are_answered_as_django_answers_them(client):
+    app = ThreadedWSGI(get_wsgi_application(), threads=2)
+    waiting_village(3, capacity=8)  # the top page lists a village
+    token = token_of(make_user("threads"))
+    status, headers, body = asyncio.run(fetch(app, scope("/")))
+    assert status == 200 and "汝は人狼なりや？" in body.decode()
+    assert headers["content-type"].startswith("text/html")
+    auth = [(b"authorization", f"Token {token}".encode())]
+    status, _headers, body = asyncio.run(fetch(app, scope("/api/v1/me", headers=auth)))
+    assert (status, body) == (
+        200,
+        client.get("/api/v1/me", HTTP_AUTHORIZATION=f"Token {token}").content,
+    )
+    url = static("villages/js/jinro.js")
+    on_disk = Path(settings.STATIC_ROOT, url.removeprefix(settings.STATIC_URL)).read_bytes()
+    status, _headers, body = asyncio.run(fetch(app, scope(url)))
+    assert (status, body) == (200, on_disk)
+
+
+def test_the_request_django_sees_is_the_one_daphne_received():
+    seen: dict = {}
+
+    def app(environ, start_response):
+        seen.update(environ)
+        seen["body"] = environ["wsgi.input"].read()
+        seen["arrived"] = ARRIVED.get()
+        start_response("201 Created", [("X-Answer", "yes"), ("Set-Cookie", "a=1")])
+        return [b"made"]
+
+    headers = [
+        (b"cookie", b"a=1"),
+        (b"cookie", b"b=2"),
+        (b"x-many", b"one"),
+        (b"x-many", b"two"),
+        (b"content-type", b"application/json"),
+        (b"content-length", b"7"),
+    ]
+    request = scope("/村/ページ", query="q=名前&x=1".encode(), headers=headers, method="POST")
+    status, answered, body = asyncio.run(fetch(ThreadedWSGI(app, threads=1), request, b'{"a":1}'))
+    assert (status, answered["x-answer"], body) == (201, "yes", b"made")
+    assert seen["PATH_INFO"].encode("latin-1").decode("utf-8") == "/村/ページ"
+    assert seen["QUERY_STRING"].encode("latin-1").decode("utf-8") == "q=名前&x=1"
+    assert seen["HTTP_COOKIE"] == "a=1; b=2" and seen["HTTP_X_MANY"] == "one,two"
+    assert (seen["CONTENT_TYPE"], seen["CONTENT_LENGTH"]) == ("application/json", "7")
+    assert (seen["REQUEST_METHOD"], seen["REMOTE_ADDR"], seen["body"]) == (
+        "POST",
+        "127.0.0.7",
+        b'{"a":1}',
+    )
+    assert seen["arrived"] is not None and ARRIVED.get() is None
+
+
+def test_a_request_that_waited_too_long_for_a_thread_is_refused_without_running(settings):
+    settings.JINRO_QUEUE_WAIT_MS = 50
+    ran: list[str] = []
+    busy = threading.Event()
+
+    def app(environ, start_response):
+        ran.append(environ["PATH_INFO"])
+        if environ["PATH_INFO"] == "/slow":
+            busy.set()
+            time.sleep(0.3)
+        start_response("200 OK", [])
+        return [b"ok"]
+
+    threaded = ThreadedWSGI(app, threads=1)
+
+    async def both() -> tuple:
+        slow = asyncio.ensure_future(fetch(threaded, scope("/slow")))
+        await asyncio.to_thread(busy.wait, 5)
+        refused = await fetch(threaded, scope("/api/v1/villages"))
+        return await slow, refused
+
+    (slow_status, _h, _b), (status, headers, body) = asyncio.run(both())
+    assert slow_status == 200 and ran == ["/slow"]  # the second never ran
+    assert status == 503 and headers["retry-after"] == "1"
+    assert b"overloaded" in body
+
+
+def test_a_client_that_goes_away_before_its_body_is_sent_is_not_answered():
+    ran: list[str] = []
+
+    def app(environ, start_response):
+        ran.append("ran")
+        start_response("200 OK", [])
+        return [b""]
+
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    asyncio.run(ThreadedWSGI(app, threads=1)(scope("/"), receive, send))
+    assert (ran, sent) == ([], [])
