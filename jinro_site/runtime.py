@@ -1,14 +1,14 @@
-"""Where synchronous service code runs outside a request, in both runtimes.
+"""Where synchronous service code meets the channel layer, and the process's clockwork.
 
-Services publish with `async_to_sync(channel_layer.group_send)(...)`. Inside a
-`sync_to_async` thread that call hops back onto the event loop that started the thread,
-which is what both runtimes rely on:
-
-* embedded (`manage.py runsite`): the `SweepTicker` runs the sweep on daphne's own loop,
-  so the in-memory channel layer reaches the server's sockets;
-* Celery worker: each worker process keeps ONE long-lived loop (`process_loop()`) and
-  tasks run their body on it, so channels-redis keeps its connections instead of meeting a
+* Pushes leave from synchronous code (a request's thread, the sweep, a Celery task):
+  `publish(sends)` hands one commit's sends to the layer's `post_many` (the site's layers,
+  `jinro_site.memory_layer` and `jinro_site.redis_layer`), and `listening(groups)` asks
+  it who listens. A layer that needs an event loop for that (Redis: its connections
+  belong to a loop) uses this process's long-lived loop (`process_loop()`), never a
   fresh loop per send ("Event loop is closed", django/channels_redis#332).
+* `SweepTicker`: the embedded site's clock, a thread that runs the deadline sweep every
+  JINRO_SWEEP_INTERVAL seconds (Celery beat does it in production).
+* `tune_gc_for_a_server()`: fewer garbage collections in a process holding many sockets.
 """
 
 import asyncio
@@ -17,14 +17,13 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
-from asgiref.sync import async_to_sync
-from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.core.exceptions import ImproperlyConfigured
+from django.db import close_old_connections
 
 logger = logging.getLogger(__name__)
 
@@ -119,66 +118,55 @@ def gc_thresholds() -> tuple[int, int, int]:
     return young, middle, old
 
 
-def run_sync_on_loop(func: Callable[[], T], *, loop: asyncio.AbstractEventLoop | None = None) -> T:
-    """Run the synchronous `func` as if called from an async consumer on `loop`.
-
-    `func` runs in a worker thread of `loop` with fresh database connections (closed again
-    afterwards); any `async_to_sync` inside it executes on `loop`. The caller blocks until
-    `func` returns and gets its result or exception. Must not be called on `loop` itself.
-    """
-    target = loop or process_loop()
-    call = database_sync_to_async(func, thread_sensitive=False)
-    return asyncio.run_coroutine_threadsafe(call(), target).result()
-
-
-def group_send_sync(group: str, message: dict) -> None:
-    """Send `message` to a channel-layer group from synchronous code."""
-    async_to_sync(get_channel_layer().group_send)(group, message)
+def run_on_process_loop(work: Coroutine[Any, Any, T]) -> T:
+    """Run the coroutine `work` on this process's long-lived loop from synchronous code
+    (never from that loop itself), and wait for its result."""
+    loop = process_loop()
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is loop:
+        work.close()
+        raise RuntimeError("run_on_process_loop() was called on the process loop itself")
+    return asyncio.run_coroutine_threadsafe(work, loop).result()
 
 
-def listening_sync(groups: Sequence[str]) -> set[str]:
+def listening(groups: Sequence[str]) -> set[str]:
     """Which of `groups` have a member now, in any process (every group, for a layer that
     cannot tell). A socket joins its groups before it reads the database, so one that
     joins after this answer reads what the caller committed before asking."""
-    layer = get_channel_layer()
     if not groups:
         return set()
-    # Asked of the class: channels-redis's layer answers unknown attributes from a per-loop
-    # layer, which needs a running loop (this is a plain thread).
-    if not hasattr(type(layer), "listening_now"):
+    layer = get_channel_layer()
+    ask = getattr(layer, "listening_now", None)
+    if ask is None:
         return set(groups)
     try:
-        return layer.listening_now(list(groups))  # the site's layers answer here, no hop
+        return set(ask(list(groups)))
     except Exception:
         logger.warning("channel layer: could not tell who listens", exc_info=True)
         return set(groups)
 
 
-def group_send_many_sync(sends: Sequence[tuple[str, dict]]) -> list[BaseException]:
-    """Send each `(group, message)` in order from synchronous code, in one hop to the loop.
+def publish(sends: Sequence[tuple[str, dict[str, Any]]]) -> list[BaseException]:
+    """Send each `(group, message)` of one commit, in order, from synchronous code; the
+    failures, for the caller to log (a failed send does not stop the others).
 
-    One hop, not one per group: from a plain thread `async_to_sync` starts an event loop
-    (and the Redis layer a connection) per call. A failed send does not stop the others
-    (with `post_many`, they fail or succeed together); the failures are returned for the
-    caller to log.
-
-    The sends are never cut short. A request's view runs in a `sync_to_async` thread, and
-    when its client goes away (a browser that navigates while its POST is pending) Django
-    cancels the request, and asgiref passes the cancellation on to the task that
-    `async_to_sync` runs here: the viewers after the cut would miss the commit's frames.
-    So the sends run in a task of their own, shielded, and are awaited to the end.
-
-    The site's layers take the sends at once instead, from this thread (`post_many`): the
-    in-process one (the embedded site's) queues them on its consumers' loop in the order
-    they were posted; the Redis one publishes them in one round trip.
+    The site's layers take them at once (`post_many`): the in-process one queues them on
+    its consumers' loop in the order they were posted; the Redis one publishes them on
+    this process's loop, a commit at a time. Another layer gets its `group_send`s on this
+    process's loop, one after another. The sends are never cut short: the command is
+    committed, and every viewer must hear of it.
     """
     if not sends:
         return []
     layer = get_channel_layer()
-    if hasattr(type(layer), "post_many"):
+    post_many = getattr(layer, "post_many", None)
+    if post_many is not None:
         try:
-            if layer.post_many(list(sends)):
-                return []  # queued or published, in order, all together (no hop)
+            if post_many(list(sends)):
+                return []
         except Exception as error:
             return [error] * len(sends)
 
@@ -191,39 +179,12 @@ def group_send_many_sync(sends: Sequence[tuple[str, dict]]) -> list[BaseExceptio
                 failures.append(error)
         return failures
 
-    async def send_all() -> list[BaseException]:
-        sending = asyncio.ensure_future(send_each())
-        try:
-            return await asyncio.shield(sending)
-        except asyncio.CancelledError:
-            # The command is committed: finish telling everyone; the request that was
-            # cancelled then ends as if it had not been (its client is gone anyway).
-            return await sending
-
-    return on_layer_loop(get_channel_layer(), send_all)
-
-
-def on_layer_loop(layer: Any, make: Callable[[], Any]) -> Any:
-    """Run the coroutine `make()` from synchronous code, for `layer`.
-
-    A layer whose connections belong to an event loop (`keeps_connections_per_loop`, the
-    Redis one) is used on this process's long-lived loop: from a plain thread,
-    `async_to_sync` would start a loop, and so a Redis connection, per call. Others (the
-    in-memory layer, whose queues belong to the consumers' loop) go through
-    `async_to_sync` as before.
-    """
-    if getattr(layer, "keeps_connections_per_loop", False):
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is not process_loop():
-            return asyncio.run_coroutine_threadsafe(make(), process_loop()).result()
-    return async_to_sync(make)()
+    return run_on_process_loop(send_each())
 
 
 class SweepTicker(threading.Thread):
-    """Calls `target` every `interval` seconds on `loop` until stopped (embedded mode).
+    """Calls `target` every `interval` seconds in this thread until stopped (the embedded
+    site's clock: its pushes reach the sockets through the layer's `post_many`).
 
     A failing sweep is logged and the ticker goes on: it must never take the server down.
     The same failure repeated is logged in full once a minute, not every tick.
@@ -231,17 +192,10 @@ class SweepTicker(threading.Thread):
 
     REPEAT_LOG_SECONDS = 60.0
 
-    def __init__(
-        self,
-        *,
-        target: Callable[[], object],
-        interval: float,
-        loop: asyncio.AbstractEventLoop,
-    ) -> None:
+    def __init__(self, *, target: Callable[[], object], interval: float) -> None:
         super().__init__(name="jinro-sweep-ticker", daemon=True)
         self.sweep = target
         self.interval = interval
-        self.loop = loop
         self._stopping = threading.Event()
         self._last_error: tuple[str, float] | None = None
 
@@ -256,8 +210,9 @@ class SweepTicker(threading.Thread):
             self.join(timeout)
 
     def tick(self) -> None:
+        close_old_connections()
         try:
-            run_sync_on_loop(self.sweep, loop=self.loop)
+            self.sweep()
         except Exception as error:
             self._log_failure(error)
         else:

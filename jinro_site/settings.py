@@ -150,7 +150,7 @@ ASGI_APPLICATION = "jinro_site.asgi.application"
 
 TEMPLATES = [
     {
-        "BACKEND": "jinro_site.template_backend.DjangoTemplates",
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
@@ -253,7 +253,7 @@ def _redis_db(url: str) -> int:
 
 
 if EMBEDDED:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "jinro_site.channel_layers.InMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "jinro_site.memory_layer.ProcessChannelLayer"}}
     # Nothing consumes this broker: the embedded site sweeps in its own process.
     CELERY_BROKER_URL = "memory://"
     CELERY_RESULT_BACKEND = "cache+memory://"
@@ -262,7 +262,7 @@ else:
         "default": {
             # channels-redis's pub/sub layer (the fastest and leanest measured here), which
             # also tells consumers when it got Redis back so they catch up from the database.
-            "BACKEND": "jinro_site.channel_layers.RedisPubSubChannelLayer",
+            "BACKEND": "jinro_site.redis_layer.RedisChannelLayer",
             "CONFIG": {
                 "hosts": [
                     {
@@ -351,7 +351,13 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "filters": {"quiet_redis_outage": {"()": "jinro_site.channel_layers.QuietRedisOutage"}},
-    "loggers": {"channels_redis.pubsub": {"filters": ["quiet_redis_outage"]}},
+    "filters": {
+        "quiet_redis_outage": {"()": "jinro_site.logfilters.QuietRedisOutage"},
+        "refusals_are_not_faults": {"()": "jinro_site.logfilters.RefusalsAreNotFaults"},
+    },
+    "loggers": {
+        "channels_redis.pubsub": {"filters": ["quiet_redis_outage"]},
+        "django.request": {"filters": ["refusals_are_not_faults"]},
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }

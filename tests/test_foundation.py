@@ -19,12 +19,12 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings as django_settings
 
 from jinro_site.dburl import parse_database_url
-from jinro_site.runtime import LoopThread, SweepTicker, group_send_sync, run_sync_on_loop
+from jinro_site.runtime import SweepTicker, publish
 from villages.groups import viewer_group, village_events
 
 ROOT = Path(__file__).resolve().parent.parent
 ORIGIN = (b"origin", b"http://127.0.0.1")
-IN_MEMORY = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+IN_MEMORY = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}  # channels' own
 
 
 # --- Settings ------------------------------------------------------------------------------
@@ -287,109 +287,10 @@ async def test_websocket_round_trip_through_in_memory_layer(settings, channel_la
     await assert_group_event_reaches_socket(layer)
 
 
-async def test_a_channel_that_missed_a_group_message_is_told_to_catch_up():
-    from jinro_site.channel_layers import RECONNECTED, InMemoryChannelLayer
-
-    layer = InMemoryChannelLayer(capacity=2)
-    await layer.group_add("g", "specific.one")
-    for n in range(3):  # the third finds the queue full
-        await layer.group_send("g", {"type": "push", "n": n})
-    got = [await layer.receive("specific.one") for _ in range(3)]
-    assert got == [{"type": "push", "n": 0}, {"type": "push", "n": 1}, RECONNECTED]
-    await layer.group_send("g", {"type": "push", "n": 3})
-    assert await layer.receive("specific.one") == {"type": "push", "n": 3}  # told once
-
-
-async def test_a_message_sent_to_many_groups_is_copied_once_and_is_no_longer_the_senders():
-    """A push sends one envelope to the groups of every viewer who sees a commit alike:
-    each member gets it, in order, as it was when sent, and the copy is made once."""
-    from jinro_site.channel_layers import InMemoryChannelLayer
-
-    layer = InMemoryChannelLayer()
-    channels = {f"g{n}": f"specific.{n}" for n in range(5)}
-    for group, channel in channels.items():
-        await layer.group_add(group, channel)
-    await layer.group_add("g0", "specific.extra")
-    envelope = {"type": "push", "viewers": [[n, 100 + n] for n in range(5)]}
-    first, second = {"type": "push", "n": 1}, {"type": "push", "n": 2}
-    await layer.group_send_many(
-        [(g, envelope) for g in channels] + [("g0", first), ("nobody", first), ("g4", second)]
-    )
-    envelope["viewers"].append([9, 9])  # the sender's dict: no receiver sees this
-    got = {c: await layer.receive(c) for c in [*channels.values(), "specific.extra"]}
-    sent = {"type": "push", "viewers": [[n, 100 + n] for n in range(5)]}
-    assert all(m == sent for m in got.values())
-    assert len({id(m) for m in got.values()}) == 1  # one copy for every receiver
-    assert await layer.receive("specific.0") == first
-    assert await layer.receive("specific.extra") == first
-    assert await layer.receive("specific.4") == second
-
-
-async def test_a_channel_that_takes_pushes_at_once_gets_them_in_order_and_queued_when_it_must(
-    caplog,
-):
-    """A screen's socket takes a pushed line as the layer hands it out (one pass over the
-    village's screens), but only while nothing waits in its queue: a push it declines is
-    queued, and every push after it is queued behind it, so that none overtakes another."""
-    from jinro_site.channel_layers import InMemoryChannelLayer
-
-    layer = InMemoryChannelLayer()
-    await layer.group_add("g", "specific.screen")
-    await layer.group_add("g", "specific.api")
-    taken: list[int] = []
-    decline = {2}
-
-    def at_once(message):
-        if message["n"] in decline:
-            return False
-        if message["n"] == 5:
-            raise RuntimeError("a bug in the handler")
-        taken.append(message["n"])
-        return True
-
-    layer.take_at_once("specific.screen", at_once)
-    await layer.group_send_many([("g", {"type": "push", "n": n}) for n in range(4)])
-    assert taken == [0, 1]  # 2 declined: queued, and 3 behind it
-    assert [(await layer.receive("specific.screen"))["n"] for _ in range(2)] == [2, 3]
-    assert [(await layer.receive("specific.api"))["n"] for _ in range(4)] == [0, 1, 2, 3]
-
-    await layer.group_send_many([("g", {"type": "push", "n": n}) for n in (4, 5, 6)])
-    assert taken == [0, 1, 4]  # the queue was empty again; 5 failed in the handler
-    assert "handler of pushes failed" in caplog.text
-    # Its reader meets 5 (and closes the socket if it fails again), and 6 behind it.
-    assert [(await layer.receive("specific.screen"))["n"] for _ in range(2)] == [5, 6]
-
-    layer.let_go("specific.screen")
-    await layer.group_send("g", {"type": "push", "n": 7})
-    assert taken == [0, 1, 4]
-    assert (await layer.receive("specific.screen"))["n"] == 7
-
-
-async def test_pushes_posted_from_threads_arrive_in_the_order_they_were_posted():
-    """A commit's push is posted to the consumers' loop without waiting for it (the gate
-    holds a village's turn until then): pushes keep their order, and each is the copy
-    made when it was posted."""
-    from jinro_site.channel_layers import InMemoryChannelLayer
-
-    layer = InMemoryChannelLayer()
-    assert not layer.post_many([("g", {"type": "push", "n": -1})])  # nobody listens yet
-    await layer.group_add("g", "specific.one")
-
-    def post_from_a_thread() -> None:
-        for n in range(50):
-            message = {"type": "push", "n": n}
-            assert layer.post_many([("g", message)])
-            message["n"] = "changed after posting"
-
-    await asyncio.get_running_loop().run_in_executor(None, post_from_a_thread)
-    got = [await layer.receive("specific.one") for _ in range(50)]
-    assert [m["n"] for m in got] == list(range(50))
-
-
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
 async def test_websocket_round_trip_through_redis_layer(channel_layer):
-    assert type(channel_layer).__name__ == "RedisPubSubChannelLayer"
+    assert type(channel_layer).__name__ == "RedisChannelLayer"
     await assert_group_event_reaches_socket(channel_layer)
 
 
@@ -446,14 +347,15 @@ async def test_another_sites_page_with_an_empty_token_is_still_refused():
 
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
-async def test_sync_code_on_the_process_loop_publishes_to_sockets(channel_layer):
-    """What a Celery task does: publish from sync code, on the worker's long-lived loop."""
+async def test_sync_code_publishes_to_sockets_on_the_process_loop(channel_layer):
+    """What a Celery task, a request or the ticker does: publish from sync code (the Redis
+    layer's sends run on the process's long-lived loop)."""
     village_id = await database_sync_to_async(new_village_id)()
     communicator = await open_spectator_socket(village_id)
     try:
         for n in (1, 2):  # twice: the loop and its Redis connections outlive one send
-            send = partial(group_send_sync, viewer_group(village_id, None), cue(n))
-            await asyncio.to_thread(run_sync_on_loop, send)
+            sends = [(viewer_group(village_id, None), cue(n))]
+            assert await asyncio.to_thread(publish, sends) == []
             expected = {"type": "objection", "seat_no": n}
             assert await communicator.receive_json_from(timeout=5) == expected
     finally:
@@ -481,13 +383,17 @@ async def test_a_push_reaches_every_group_even_when_its_request_is_cancelled(mon
     layer = SlowLayer()
     monkeypatch.setattr(runtime, "get_channel_layer", lambda: layer)
     groups = [f"village.1.seat.{n}" for n in range(1, 11)]
-    view = partial(runtime.group_send_many_sync, [(g, {"type": "x"}) for g in groups])
+    view = partial(runtime.publish, [(g, {"type": "x"}) for g in groups])
     request = asyncio.ensure_future(sync_to_async(view)())
     while len(layer.sent) < 2:  # the push has begun
         await asyncio.sleep(0.005)
     request.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await request
+    for _ in range(200):  # the sends go on, on the process loop, to the last group
+        if len(layer.sent) == len(groups):
+            break
+        await asyncio.sleep(0.02)
     assert layer.sent == groups
 
 
@@ -563,21 +469,14 @@ def fake_clock(monkeypatch):
         module.swept.set()
 
     module.sweep_due_villages = sweep_due_villages
-    monkeypatch.setitem(sys.modules, "villages.services.clock", module)
+    monkeypatch.setattr("villages.tasks.clock", module)
     return module
 
 
-@pytest.fixture
-def loop_thread():
-    running = LoopThread("test-loop")
-    yield running
-    running.stop()
-
-
-def test_embedded_ticker_calls_the_sweep(fake_clock, loop_thread):
+def test_embedded_ticker_calls_the_sweep(fake_clock):
     from villages.tasks import run_sweep
 
-    ticker = SweepTicker(target=run_sweep, interval=0.05, loop=loop_thread.loop)
+    ticker = SweepTicker(target=run_sweep, interval=0.05)
     ticker.start()
     try:
         assert fake_clock.swept.wait(5), "the ticker never called sweep_due_villages()"
@@ -586,11 +485,11 @@ def test_embedded_ticker_calls_the_sweep(fake_clock, loop_thread):
     assert not ticker.is_alive()
 
 
-def test_embedded_ticker_survives_a_failing_sweep(fake_clock, loop_thread):
+def test_embedded_ticker_survives_a_failing_sweep(fake_clock):
     from villages.tasks import run_sweep
 
     fake_clock.fail_first = True
-    ticker = SweepTicker(target=run_sweep, interval=0.05, loop=loop_thread.loop)
+    ticker = SweepTicker(target=run_sweep, interval=0.05)
     ticker.start()
     try:
         assert fake_clock.swept.wait(5), "the ticker stopped after a failing sweep"
@@ -602,7 +501,7 @@ def test_embedded_ticker_survives_a_failing_sweep(fake_clock, loop_thread):
 def test_sweep_task_calls_the_same_sweep(fake_clock):
     from villages.tasks import sweep
 
-    sweep()  # the task body, as a worker runs it (on the process's long-lived loop)
+    sweep()  # the task body, as a worker runs it
     assert fake_clock.calls == 1
 
 

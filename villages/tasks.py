@@ -1,26 +1,24 @@
 """Celery tasks: thin adapters that only call services.
 
-Every task body runs on the worker process's long-lived event loop
-(`jinro_site.runtime.run_sync_on_loop`), so channel-layer sends from services are safe.
+A task's pushes leave through the channel layer's `post_many`, on the worker process's
+long-lived event loop (`jinro_site.runtime`); Celery's Django fixup closes stale database
+connections around each task.
 """
 
 from celery import shared_task
 
-from jinro_site.runtime import run_sync_on_loop
+from villages.services import clock
 
 
 def run_sweep() -> None:
     """The one sweep entry point of both runtimes (embedded ticker and Celery beat)."""
-    # Imported per call: the clock service imports models, and tests patch the module.
-    from villages.services.clock import sweep_due_villages
-
-    sweep_due_villages()
+    clock.sweep_due_villages()  # looked up at each call: tests may replace it
 
 
 @shared_task(name="villages.tasks.sweep", ignore_result=True)
 def sweep() -> None:
     """Settle every village whose deadline is due (scheduled by beat; idempotent)."""
-    run_sync_on_loop(run_sweep)
+    run_sweep()
 
 
 @shared_task(name="villages.tasks.ping")

@@ -185,8 +185,8 @@ def test_a_process_carries_a_villages_hidden_lines_on_from_commit_to_commit(monk
     reads, pushed = [], []
     real = line_numbers._read
     monkeypatch.setattr(line_numbers, "_read", lambda *a, **kw: reads.append(kw) or real(*a, **kw))
-    monkeypatch.setattr(push, "listening_sync", set)  # every viewer's screen listens:
-    monkeypatch.setattr(push, "group_send_many_sync", lambda sends: pushed.append(sends) or [])
+    monkeypatch.setattr(push, "who_listens", set)  # every viewer's screen listens:
+    monkeypatch.setattr(push, "send_pushes", lambda sends: pushed.append(sends) or [])
     game = started_village()  # night 1: a villager's talk is a monologue, a wolf's is heard
     for n in range(3):
         game.talk(4 + n, f"独り言{n}")

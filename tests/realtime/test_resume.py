@@ -7,7 +7,8 @@ import pytest
 from channels.db import database_sync_to_async as db
 from channels.layers import get_channel_layer
 
-from villages import consumers
+from villages.consumers import api as api_socket
+from villages.consumers.base import VillageSocket
 from villages.groups import viewer_group
 from villages.services import push
 
@@ -89,7 +90,7 @@ async def test_a_silent_client_gets_its_pushes_after_the_short_hold():
     game = await day_two()
     socket = await open_socket(game.village_id, token=await db(game.token)(LISTENER), release=False)
     await say(game, 6, "一")
-    await socket.until_state(timeout=consumers.VillageConsumer.HOLD_SECONDS + 5)
+    await socket.until_state(timeout=VillageSocket.HOLD_SECONDS + 5)
     assert texts(socket) == ["一"]
     await socket.close()
 
@@ -98,7 +99,7 @@ async def test_a_silent_client_gets_its_pushes_after_the_short_hold():
 async def test_a_line_committed_while_a_resume_reads_the_database_arrives_once(monkeypatch, when):
     game = await day_two()
     seen = await say(game, 6, "一")
-    read = consumers.read_snapshot
+    read = api_socket.read_snapshot
     racing = []
 
     def read_racing_a_post(*args, **kwargs):
@@ -115,7 +116,7 @@ async def test_a_line_committed_while_a_resume_reads_the_database_arrives_once(m
             return snapshot
         return read(*args, **kwargs)
 
-    monkeypatch.setattr(consumers, "read_snapshot", read_racing_a_post)
+    monkeypatch.setattr(api_socket, "read_snapshot", read_racing_a_post)
     socket = await open_socket(game.village_id, token=await db(game.token)(LISTENER), release=False)
     await socket.send({"type": "resume", "after": seen - 1})
     await socket.quiet(0.5)
@@ -127,7 +128,7 @@ async def test_a_line_committed_while_a_resume_reads_the_database_arrives_once(m
 async def test_a_lost_push_is_read_from_the_database_before_the_next_line(monkeypatch):
     game = await day_two()
     socket = await open_socket(game.village_id, token=await db(game.token)(LISTENER))
-    send = push.group_send_many_sync
+    send = push.send_pushes
     dropped = []
 
     def lossy(sends):
@@ -136,7 +137,7 @@ async def test_a_lost_push_is_read_from_the_database_before_the_next_line(monkey
             return []  # as if Redis had been down
         return send(sends)
 
-    monkeypatch.setattr(push, "group_send_many_sync", lossy)
+    monkeypatch.setattr(push, "send_pushes", lossy)
     await say(game, 6, "失われた")
     await say(game, 7, "次")
     await socket.quiet()
@@ -149,7 +150,7 @@ async def test_pushes_that_overtake_each_other_still_arrive_once_and_in_order(mo
     game = await day_two()
     socket = await open_socket(game.village_id, token=await db(game.token)(LISTENER))
     captured: list[list] = []
-    monkeypatch.setattr(push, "group_send_many_sync", lambda sends: captured.append(sends) or [])
+    monkeypatch.setattr(push, "send_pushes", lambda sends: captured.append(sends) or [])
     await say(game, 6, "先")
     await say(game, 7, "後")
     layer = get_channel_layer()
@@ -165,7 +166,7 @@ async def test_pushes_that_overtake_each_other_still_arrive_once_and_in_order(mo
 async def test_after_the_layer_reconnects_the_socket_catches_up(monkeypatch):
     game = await day_two()
     socket = await open_socket(game.village_id, token=await db(game.token)(LISTENER))
-    monkeypatch.setattr(push, "group_send_many_sync", lambda sends: [])
+    monkeypatch.setattr(push, "send_pushes", lambda sends: [])
     await say(game, 6, "停止中の発言")
     await get_channel_layer().group_send(
         viewer_group(game.village_id, LISTENER), {"type": "layer.reconnected"}

@@ -25,8 +25,9 @@ from typing import Any
 
 from django.db import transaction
 
-from jinro_site.runtime import group_send_many_sync, listening_sync
-from villages import line_numbers
+from jinro_site.runtime import listening as who_listens
+from jinro_site.runtime import publish as send_pushes
+from villages import line_numbers, screenview, selectors
 from villages.engine import GameState, Phase
 from villages.engine import visibility as vis
 from villages.engine.events import (
@@ -108,9 +109,6 @@ class _Commit:
     def __init__(
         self, before: Loaded, after: Loaded, events: Sequence[Event], messages: Sequence[Message]
     ) -> None:
-        from villages import screenview, selectors
-
-        self.sel, self.sv = selectors, screenview
         self.before, self.after = before, after
         self.lines_posted = [m for m in messages if not m.hidden]
         self.cues = [c for c in map(_cue, events) if c is not None]
@@ -146,7 +144,7 @@ class _Commit:
             key = (m.pk, s.kind.value, s.seat_no, number[m.pk])
             found = self._seen.get(key)
             if found is None:
-                found = self._seen[key] = self.sel.message_dict(m, s, number[m.pk])
+                found = self._seen[key] = selectors.message_dict(m, s, number[m.pk])
             out.append(found)
         return out
 
@@ -160,17 +158,16 @@ class _Commit:
     def state_changed(self, viewer: int | None) -> bool:
         if self.clock_only:
             return self._clock_changed
-        View = self.sel.View
-        return self.sel.stable_state(View(self.before, viewer)) != self.sel.stable_state(
-            View(self.after, viewer)
-        )
+        return selectors.stable_state(
+            selectors.View(self.before, viewer)
+        ) != selectors.stable_state(selectors.View(self.after, viewer))
 
     @property
     def _clock_changed(self) -> bool:
         found = getattr(self, "_clock", None)
         if found is None:
-            found = self._clock = self.sel.stable_clock(self.before.state) != (
-                self.sel.stable_clock(self.after.state)
+            found = self._clock = selectors.stable_clock(self.before.state) != (
+                selectors.stable_clock(self.after.state)
             )
         return found
 
@@ -180,7 +177,7 @@ class _Commit:
         lines = self.lines(viewer)
         frames = [self._line_frame(m) for m in lines] + self._cue_frames()
         if self.state_changed(viewer):
-            text = self.sel.state_frame_text(self.sel.View(self.after, viewer), self._alike)
+            text = selectors.state_frame_text(selectors.View(self.after, viewer), self._alike)
             frames.append(["state", None, text])
         widen = viewer in self.widened
         if not frames and not widen:
@@ -227,7 +224,7 @@ class _Commit:
             ended = self.after.state.phase is Phase.ENDED
             found = self._deltas[key] = {
                 "parts": parts,
-                "lines": [self.sv.line_input(m, self.who, ended=ended) for m in lines],
+                "lines": [screenview.line_input(m, self.who, ended=ended) for m in lines],
                 "cues": cues,
                 "prev": prev,
                 "last": lines[-1]["id"] if lines else None,
@@ -238,13 +235,13 @@ class _Commit:
         if self.clock_only:
             # Only the clock moved, and everyone sees the same clock (screenview.carry_over).
             if self._clock_parts is None:
-                old = self.sv.parts_of(self.sel.View(self.before, None))["d-time"]
-                new = self.sv.parts_of(self.sel.View(self.after, None))["d-time"]
+                old = screenview.parts_of(selectors.View(self.before, None))["d-time"]
+                new = screenview.parts_of(selectors.View(self.after, None))["d-time"]
                 self._clock_parts = {"d-time": new} if new != old else {}
             return self._clock_parts, "clock"
-        View = self.sel.View
-        parts = self.sv.changed(
-            self.sv.parts_of(View(self.before, viewer)), self.sv.parts_of(View(self.after, viewer))
+        parts = screenview.changed(
+            screenview.parts_of(selectors.View(self.before, viewer)),
+            screenview.parts_of(selectors.View(self.after, viewer)),
         )
         return parts, encode(parts)
 
@@ -279,7 +276,7 @@ def publish(
     roster = _seats_may_change(after.state, events)
     names = _names(village_id, viewers)
     groups = _groups(names)
-    listening = listening_sync([*groups, roster_group(village_id)] if roster else groups)
+    listening = who_listens([*groups, roster_group(village_id)] if roster else groups)
     sends: list[tuple[str, dict[str, Any]]] = []
     if roster and roster_group(village_id) in listening:
         sends.append((roster_group(village_id), village_roster(users, version=version)))
@@ -305,14 +302,12 @@ def publish(
 
 def publish_moderated(village_id: int, messages: Sequence[Message], hidden: bool) -> None:
     """Lines hidden (or shown again) by the staff: off (or back on) every open screen."""
-    from villages import screenview, selectors
-
     loaded = snapshot_of(village_id)
     if loaded is None or not messages:
         return
     viewers = vis.message_audiences(loaded.state)
     users = {no: row.user_id for no, row in loaded.rows.items()}
-    listening = listening_sync(_groups(_names(village_id, viewers)))
+    listening = who_listens(_groups(_names(village_id, viewers)))
     who = screenview.speakers(loaded)
     ended = loaded.state.phase is Phase.ENDED
     version = loaded.village.version
@@ -368,7 +363,7 @@ def after_commit(work: Callable[..., None], *args: Any) -> None:
 
 def _send(village_id: int | None, sends: list[tuple[str, dict[str, Any]]]) -> None:
     try:
-        failures = group_send_many_sync(sends)
+        failures = send_pushes(sends)
     except Exception:  # a push never undoes a committed command
         logger.exception("push to village %s failed", village_id)
         return
