@@ -6,9 +6,11 @@ from importlib import import_module
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.auth import get_user
+from channels.db import database_sync_to_async
 from channels.security.websocket import AllowedHostsOriginValidator
 from django.conf import settings
+from django.contrib.auth import get_user
+from django.http import HttpRequest
 from django.http.cookie import parse_cookie
 
 
@@ -43,9 +45,9 @@ def _has_origin(scope: dict[str, Any]) -> bool:
 
 class SessionUser:
     """`scope["user"]` (and `scope["session"]`) from the session cookie, read once as the
-    socket opens. Channels' AuthMiddlewareStack does the same but also wraps `send`, to
-    save a session and set its cookie on an HTTP response: on a socket that never
-    happens, yet the wrapper ran for every pushed frame (a tenth of a push's CPU)."""
+    socket opens, by Django's own `get_user` on the session (in a thread). (Channels' AuthMiddlewareStack
+    does the same but also wraps `send`, to save a session and set its cookie on an HTTP
+    response: on a socket that never happens, yet the wrapper ran for every pushed frame.)"""
 
     def __init__(self, application: Any) -> None:
         self.application = application
@@ -54,7 +56,8 @@ class SessionUser:
         header = next((v for k, v in scope.get("headers", []) if k == b"cookie"), b"")
         cookies = parse_cookie(header.decode("latin-1"))
         store = import_module(settings.SESSION_ENGINE).SessionStore
-        scope = dict(scope, cookies=cookies)
-        scope["session"] = store(cookies.get(settings.SESSION_COOKIE_NAME))
-        scope["user"] = await get_user(scope)
+        request = HttpRequest()
+        request.session = store(cookies.get(settings.SESSION_COOKIE_NAME))
+        user = await database_sync_to_async(get_user)(request)
+        scope = dict(scope, cookies=cookies, session=request.session, user=user)
         return await self.application(scope, receive, send)

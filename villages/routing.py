@@ -1,7 +1,7 @@
 from django.urls import path
 
-from villages.consumers import VillageConsumer
+from villages.consumers import village_socket
 
 websocket_urlpatterns = [
-    path("ws/villages/<int:village_id>/", VillageConsumer.as_asgi()),
+    path("ws/villages/<int:village_id>/", village_socket),
 ]

@@ -3,13 +3,13 @@ live through everything the staff and the rules do to it."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from channels.db import database_sync_to_async as db
 
 from accounts.models import Ban
-from villages import consumers
+from villages.consumers import api as api_socket
+from villages.consumers import screen as screen_socket
+from villages.consumers.base import CLOSE_BANNED
 from villages.services import lifecycle, moderation
 
 from .game import (
@@ -139,7 +139,7 @@ async def test_a_ban_reaches_the_users_open_screens_at_once():
     closed = await json_socket.communicator.receive_output(timeout=5)
     while closed["type"] != "websocket.close":
         closed = await json_socket.communicator.receive_output(timeout=5)
-    assert closed["code"] == consumers.CLOSE_BANNED
+    assert closed["code"] == CLOSE_BANNED
     await screen.close()
 
     # A new socket with the banned user's token is told why, and closed.
@@ -148,7 +148,7 @@ async def test_a_ban_reaches_the_users_open_screens_at_once():
     assert frame["type"] == "error" and frame["error"]["code"] == "banned"
     assert "暴言" in frame["error"]["message"] and "ログイン" in frame["error"]["message"]
     closed = await socket.communicator.receive_output(timeout=5)
-    assert closed == {"type": "websocket.close", "code": consumers.CLOSE_BANNED}
+    assert closed == {"type": "websocket.close", "code": CLOSE_BANNED}
 
 
 async def test_a_screen_that_comes_back_gets_only_what_changed_and_what_it_missed():
@@ -175,14 +175,14 @@ async def test_a_socket_that_missed_nothing_reads_nothing_across_lines_it_may_no
     screen = await open_screen(game.village_id, token=await db(game.token)(5))
     json_socket = await open_socket(game.village_id, token=await db(game.token)(5))
     reads = []
-    for name in ("read_snapshot", "read_screen"):
-        original = getattr(consumers, name)
+    for module, name in ((api_socket, "read_snapshot"), (screen_socket, "read_screen")):
+        original = getattr(module, name)
 
         def counting(*args, original=original, **kwargs):
             reads.append(original)
             return original(*args, **kwargs)
 
-        monkeypatch.setattr(consumers, name, counting)
+        monkeypatch.setattr(module, name, counting)
     await db(game.talk)(4, "ひとりごと")  # a monologue: seat 5 never sees it
     await db(game.talk)(5, "わたしもひとりごと")
     await db(game.talk)(1, "がおー")  # a wolf: seat 5 hears a howl
@@ -273,7 +273,7 @@ async def test_a_socket_whose_pushes_fail_closes_so_that_its_client_comes_back(m
     async def broken(self, envelope):
         raise RuntimeError("a template broke")
 
-    monkeypatch.setattr(consumers.VillageConsumer, "_place_screen", broken)
+    monkeypatch.setattr(screen_socket.ScreenSocket, "place", broken)
     await db(game.talk)(6, "おはよう")
     closed = await screen.socket.communicator.receive_output(timeout=5)
     assert closed == {"type": "websocket.close", "code": 1011}
@@ -293,69 +293,3 @@ async def test_a_push_that_fails_leaves_the_saved_line_saved(monkeypatch, caplog
     assert line is not None
     assert await db(Message.objects.filter(pk=line.pk, text="残る発言").exists)()
     assert "the push broke" in caplog.text
-
-
-async def test_a_screen_that_takes_pushes_at_once_is_sent_what_a_queued_one_is(
-    settings, monkeypatch
-):
-    """Under daphne, a screen's pushed lines are written as the layer hands them out, in one
-    pass over the village's screens (`VillageConsumer.screen_at_once`). Two screens of the
-    same seat, one taking pushes at once (on a daphne-like connection) and one through its
-    queue, are sent the same frames, every line once, in order."""
-    settings.CHANNEL_LAYERS = {
-        "default": {"BACKEND": "jinro_site.channel_layers.InMemoryChannelLayer"}
-    }
-    from jinro_site import wire
-
-    from .test_wire import Connection
-
-    connection = Connection()
-    handed_out = []
-
-    def connection_of(send):  # the first socket opened is on a daphne-like connection
-        if handed_out:
-            return None
-        handed_out.append(send)
-        return connection
-
-    taken = []
-    at_once = consumers.VillageConsumer.screen_at_once
-
-    def spied(self, message):
-        took = at_once(self, message)
-        taken.append(took)
-        return took
-
-    monkeypatch.setattr(wire, "connection_of", connection_of)
-    monkeypatch.setattr(consumers.VillageConsumer, "screen_at_once", spied)
-    game = await day_two()
-    token = await db(game.token)(5)
-    await open_screen(game.village_id, token=token)  # the direct one
-    queued = await open_screen(game.village_id, token=token)
-    assert handed_out and not taken
-
-    for n in range(12):
-        await db(game.talk)(6 + n % 3, f"一気に{n}")
-    await queued.read(0.5)
-    texts = frames_written(connection.received())
-    assert len(texts) == 12 and all(taken) and len(taken) == 12
-    same = [json.dumps(f, ensure_ascii=False, separators=(",", ":")) for f in queued.socket.frames]
-    assert texts == same[1:]  # after the first frame, which drew the screen
-    lines = [line[0] for text in texts for line in json.loads(text).get("lines", [])]
-    assert len(lines) == 12 and lines == sorted(set(lines))
-    assert "一気に11" in json.loads(texts[-1])["lines"][0][3]
-
-
-def frames_written(data: bytes) -> list[str]:
-    """The text frames a server wrote (unmasked, unfragmented)."""
-    texts = []
-    while data:
-        assert data[0] == 0x81, data[:2]
-        size, start = data[1], 2
-        if size == 126:
-            size, start = int.from_bytes(data[2:4], "big"), 4
-        elif size == 127:
-            size, start = int.from_bytes(data[2:10], "big"), 10
-        texts.append(data[start : start + size].decode())
-        data = data[start + size :]
-    return texts

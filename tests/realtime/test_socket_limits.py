@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from channels.db import database_sync_to_async as db
 
-from villages import consumers
+from villages.consumers import api as api_socket
+from villages.consumers.base import CLOSE_FLOODING
 
 from .game import number, started_village, to_day_two
 from .sockets import open_socket
@@ -39,7 +40,7 @@ async def test_frames_beyond_the_burst_are_refused_and_a_flooding_socket_is_clos
     await socket.send({"type": "resume", "after": 0})  # the fifth refusal in a row
     assert (await socket.receive())["error"]["code"] == "rate_limited"
     closed = await socket.communicator.receive_output(timeout=2)
-    assert closed == {"type": "websocket.close", "code": consumers.CLOSE_FLOODING}
+    assert closed == {"type": "websocket.close", "code": CLOSE_FLOODING}
 
 
 async def test_the_rate_refills_and_a_calm_client_is_never_refused(limits, settings):
@@ -54,15 +55,15 @@ async def test_the_rate_refills_and_a_calm_client_is_never_refused(limits, setti
 
 
 async def test_a_resume_over_a_long_log_is_read_page_by_page_and_misses_nothing(monkeypatch):
-    monkeypatch.setattr(consumers, "RESUME_PAGE", 7)
+    monkeypatch.setattr(api_socket, "RESUME_PAGE", 7)
     reads: list[int | None] = []
-    original = consumers.read_snapshot
+    original = api_socket.read_snapshot
 
     def counted(*args, **kwargs):
         reads.append(kwargs.get("page"))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(consumers, "read_snapshot", counted)
+    monkeypatch.setattr(api_socket, "read_snapshot", counted)
     game = await db(started_village)()
     await db(to_day_two)(game, victim=4)
     said = []

@@ -45,3 +45,24 @@ def _count(name: str, window: int) -> int:
     except ValueError:  # expired between add and incr
         cache.set(name, 1, timeout=window)
         return 1
+
+
+class TokenBucket:
+    """`burst` at once, then `per_minute` a minute: what a WebSocket may send (SPEC §12,
+    JINRO_WS_BURST and JINRO_WS_PER_MINUTE). The caller gives the time (any monotonic
+    clock, in seconds); it keeps nothing else."""
+
+    def __init__(self, burst: int, per_minute: int) -> None:
+        self.burst, self.per_minute = burst, per_minute
+        self.tokens, self.stamp = float(burst), None
+
+    def take(self, now: float) -> bool:
+        """One frame at `now`: True if it may pass (and is counted)."""
+        if self.stamp is not None:
+            refill = (now - self.stamp) * self.per_minute / 60
+            self.tokens = min(self.burst, self.tokens + refill)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True

@@ -43,17 +43,11 @@ def profile(request: HttpRequest) -> Profile | None:
 def prefs(request: HttpRequest) -> Prefs:
     if request.user.is_authenticated:
         # The session's user comes with its profile (accounts.backends): no query then.
-        cached = request.user._state.fields_cache.get("profile", False)
-        p = (
-            cached
-            if cached is not False
-            else Profile.objects.filter(user=request.user)
-            .only("refresh_seconds", "sound", "list_below")
-            .first()
-        )
-        if p is not None:
-            return Prefs(p.refresh_seconds, p.sound, p.list_below)
-        return Prefs()
+        try:
+            p = request.user.profile
+        except Profile.DoesNotExist:
+            return Prefs()
+        return Prefs(p.refresh_seconds, p.sound, p.list_below)
     try:
         refresh = int(request.COOKIES.get(COOKIE_REFRESH, "0"))
     except ValueError:
