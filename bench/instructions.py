@@ -17,6 +17,11 @@ threads) divided by the requests. The kinds:
 * `static`: an icon, GET /static/villages/icons/silver-moon.svg;
 * `healthz`: GET /healthz.
 
+With `--sockets N` (and `--screen` for game screens rather than API sockets), N sockets of
+living seats watch the village (bench/post_cpu.py's watchers, in this process), and each
+counted post waits until every socket has received its line: the count then holds the
+push to them.
+
 Both versions are measured on the same database, the second after the first: the village's
 log grows by the first version's posts, a few hundred lines of a long day (the lower pane
 draws the whole day). `--requests` sets how many; compare versions on equal terms by
@@ -37,6 +42,7 @@ import time
 from pathlib import Path
 
 from common import ROOT, Client, day_two_village, free_port, session_cookie, setup_django
+from post_cpu import Watchers
 
 SLOW = {"JINRO_QUEUE_WAIT_MS": "10000000", "JINRO_WRITE_WAIT_MS": "10000000"}
 KINDS = ("post", "lower", "top", "static", "healthz")
@@ -54,6 +60,7 @@ class CountedSite:
             "valgrind",
             "--tool=callgrind",
             "--instr-atstart=no",
+            "--trace-children=yes",  # runsite becomes daphne (exec)
             f"--callgrind-out-file={self.out}/callgrind.out.%p",
             sys.executable,
             "manage.py",
@@ -124,7 +131,7 @@ def _totals(path: Path) -> int | None:
     return max(found) if found else None
 
 
-def requests_of(kind: str, village, cookie: str):
+def requests_of(kind: str, village, cookie: str, watchers: Watchers | None = None):
     """A function that sends one request of `kind` on `client` and checks its answer."""
     seats = [no for no in range(11, 22)]
     turn = iter(range(10**9))
@@ -132,7 +139,10 @@ def requests_of(kind: str, village, cookie: str):
     def send(client: Client) -> None:
         if kind == "post":
             no = seats[next(turn) % len(seats)]
+            before = dict(watchers.seen) if watchers else {}
             client.post_line(village.id, village.tokens[no], f"counted line {next(turn)}")
+            while watchers and any(watchers.seen[n] <= before[n] for n in before):
+                time.sleep(0.002)
             return
         path, headers = {
             "lower": (f"/villages/{village.id}/down/", {"Cookie": f"sessionid={cookie}"}),
@@ -153,6 +163,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=30)
     parser.add_argument("--warm", type=int, default=5)
     parser.add_argument("--kinds", nargs="+", choices=KINDS, default=["post", "lower", "top"])
+    parser.add_argument("--sockets", type=int, default=0, help="sockets watching the posts")
+    parser.add_argument("--screen", action="store_true", help="game screens, not API sockets")
     args = parser.parse_args()
     work = setup_django()
     village = day_two_village()
@@ -162,10 +174,13 @@ def main() -> None:
         code = code.resolve()
         print(f"{code}: starting the site under callgrind ...", flush=True)
         site = CountedSite(code, work)
+        watchers = None
         try:
             client = Client(site)  # type: ignore[arg-type]
+            if args.sockets:
+                watchers = Watchers(site, village, args.sockets, args.screen)
             for kind in args.kinds:
-                send = requests_of(kind, village, cookie)
+                send = requests_of(kind, village, cookie, watchers)
                 for _ in range(args.warm):
                     send(client)
                 total = site.counted(
@@ -174,6 +189,8 @@ def main() -> None:
                 figures.setdefault(kind, {})[str(code)] = total / args.requests
                 print(f"  {kind:8} {total / args.requests / 1e6:8.2f} M instructions a request")
         finally:
+            if watchers is not None:
+                watchers.stop()
             site.stop()
     print()
     print(f"{'kind':8} " + " ".join(f"{str(c.resolve())[-28:]:>30}" for c in args.code))

@@ -74,6 +74,7 @@ class RedisChannelLayer:
         self.clients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         self.sync_client: Any = None
         self.commit_turn: asyncio.Lock | None = None
+        self.unsaid = False  # a word that this process listens was not written: say it again
 
     # -- the layer API, passed on --------------------------------------------------------
 
@@ -126,10 +127,11 @@ class RedisChannelLayer:
     def _key(self, group: str) -> str:
         return f"{self.prefix}listen:{group}"
 
-    async def _say_listening(self, groups: list[str]) -> None:
-        """Write (or renew) this process's word that it listens to `groups`."""
+    async def _say_listening(self, groups: list[str]) -> bool:
+        """Write (or renew) this process's word that it listens to `groups`; False when it
+        could not (the probe says it again at its next tick)."""
         if not groups:
-            return
+            return True
         lapses = time.time() + LISTEN_FOR
         try:
             pipe = self._client().pipeline(transaction=False)
@@ -137,15 +139,20 @@ class RedisChannelLayer:
                 pipe.zadd(self._key(group), {self.process: lapses})
                 pipe.expire(self._key(group), int(LISTEN_FOR * 2))
             await pipe.execute()
-        except (RedisError, OSError):
-            pass  # unknown is taken as listening; the next renewal says it again
+        except (RedisError, OSError) as error:
+            stop_if_cancelled(error)
+            self.unsaid = True
+            return False
+        return True
 
     async def _say_left(self, group: str) -> None:
         with contextlib.suppress(RedisError, OSError):  # else its word lapses by itself
             await self._client().zrem(self._key(group), self.process)
 
-    async def renew(self, loop: Any) -> None:
-        await self._say_listening(list(self.members.get(loop, {})))
+    async def renew(self, loop: Any) -> bool:
+        """Say again which groups this loop's sockets listen to (a Redis that restarted
+        lost every word)."""
+        return await self._say_listening(list(self.members.get(loop, {})))
 
     def listening_now(self, groups: list[str]) -> set[str]:
         """The groups some process listens to now (one round trip), from synchronous code;
@@ -229,7 +236,8 @@ class Probe:
                     )
                 self.hole = True
                 continue
-            if time.monotonic() - renewed >= RENEW_EVERY:
+            if self.layer.unsaid or time.monotonic() - renewed >= RENEW_EVERY:
+                self.layer.unsaid = False
                 renewed = time.monotonic()
                 await self.layer.renew(asyncio.get_running_loop())
 
@@ -248,6 +256,9 @@ class Probe:
                     "channel layer: Redis pushes may have been lost (%s): sockets catch up",
                     where(self.layer.hosts),
                 )
+                # A Redis that restarted forgot who listens: say it before the sockets read
+                # what they missed, so that the next pushes reach them.
+                self.hole = not await self.layer.renew(asyncio.get_running_loop())
                 await self.tell()
 
     async def tell(self) -> None:

@@ -131,7 +131,12 @@ class VillageSocket:
     async def run(self, receive: Any) -> None:
         if (await receive())["type"] != "websocket.connect":
             return
-        self.channel = await self.layer.new_channel()
+        try:
+            self.channel = await self.layer.new_channel()
+        except Exception as error:  # Redis is away: the client comes back later
+            logger.warning("village %s: channel layer unavailable: %s", self.village_id, error)
+            await self.asgi_send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN})
+            return
         listening = asyncio.ensure_future(self.or_close(self.listen()))
         try:
             await self.asgi_send({"type": "websocket.accept"})
