@@ -23,7 +23,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from jinro_site.prepared import Insert, Prepared, Update
-from villages import line_numbers, texts
+from villages import line_numbers
+from villages import wording as texts
 from villages.engine import GameState, Phase, Post, Step
 from villages.engine import game as engine
 from villages.engine import visibility as vis

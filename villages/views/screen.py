@@ -30,7 +30,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.models import REFRESH_CHOICES
-from villages import selectors
+from villages import selectors, wording
 from villages.engine import Phase, RuleError, speech
 from villages.engine.errors import BadRequest
 from villages.forms import PrefsForm, TalkForm
@@ -40,9 +40,9 @@ from villages.services import idempotency, lifecycle, play
 from villages.services.config import rules
 from villages.services.errors import NotFound
 
-from . import labels, targets
 from . import parts as draw
 from . import render as log
+from . import targets
 from .common import Prefs, error_page, prefs, save_prefs, user_id
 from .standing import local_for
 
@@ -186,7 +186,7 @@ def _talk(request: HttpRequest, view: selectors.View) -> HttpResponse:
     text = data.get("text", request.POST.get("text", ""))
     mode = data.get("mode") or "normal"
     if not request.user.is_authenticated:
-        error = labels.error_text("ログインしてください。")
+        error = wording.error_text("ログインしてください。")
     else:
         playing = view.state.phase in (Phase.DAY, Phase.NIGHT)
         me = view.state.seat(view.viewer) if view.viewer is not None else None
@@ -330,12 +330,12 @@ def act(request: HttpRequest, village_id: int) -> HttpResponse:
         "villages/act.html",
         {
             "action": action,
-            "action_label": labels.ABILITY[action],
+            "action_label": wording.ABILITY[action],
             "options": options,
             "multi": action == "cupid",
             "fixed": rows[c.fixed].handle_name if c.fixed in rows else None,
             "fixed_no": c.fixed,
-            "refusal": labels.error_text(c.refusal) if c.refusal else None,
+            "refusal": wording.error_text(c.refusal) if c.refusal else None,
             "form_key": uuid.uuid4().hex,  # one per page drawn: see _submit
         },
         error=error,
@@ -422,7 +422,7 @@ def _submit(request: HttpRequest, command: Callable[[], object], *, village_id: 
     (a second click, a resend after a lost answer) run once: the second gets the first's
     outcome (services/idempotency.py)."""
     if not request.user.is_authenticated:
-        return labels.error_text("ログインしてください。")
+        return wording.error_text("ログインしてください。")
     key = request.POST.get("idempotency_key", "")
 
     def run() -> tuple[int, Any]:
@@ -435,8 +435,8 @@ def _submit(request: HttpRequest, command: Callable[[], object], *, village_id: 
             return None
         status, body = idempotency.once(request.user, key, f"POST {request.path}", village_id, run)
     except RuleError as exc:
-        return labels.error_text(exc)
-    return labels.error_text(body["error"]["message"]) if status >= 400 else None
+        return wording.error_text(exc)
+    return wording.error_text(body["error"]["message"]) if status >= 400 else None
 
 
 def _back(request: HttpRequest, default: str) -> str:
@@ -466,7 +466,7 @@ def _pane_post(
                 found = _view(request, village_id)
             except NotFound as error:
                 return error_page(request, error)
-            return _upper_page(request, found, error=labels.error_text(exc))
+            return _upper_page(request, found, error=wording.error_text(exc))
         return HttpResponseRedirect(_back(request, default(village_id)))
 
     return view
