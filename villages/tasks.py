@@ -7,14 +7,12 @@ Every task body runs on the worker process's long-lived event loop
 from celery import shared_task
 
 from jinro_site.runtime import run_sync_on_loop
+from villages.services import clock
 
 
 def run_sweep() -> None:
     """The one sweep entry point of both runtimes (embedded ticker and Celery beat)."""
-    # Imported per call: the clock service imports models, and tests patch the module.
-    from villages.services.clock import sweep_due_villages
-
-    sweep_due_villages()
+    clock.sweep_due_villages()
 
 
 @shared_task(name="villages.tasks.sweep", ignore_result=True)

@@ -9,12 +9,14 @@ import asyncio
 import sys
 
 import daphne.server  # first: installs Twisted's asyncio reactor  # isort: skip
+from channels.routing import get_default_application
 from daphne.access import AccessLogGenerator
 from daphne.endpoints import build_endpoint_description_strings
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from jinro_site.runtime import SweepTicker
+from villages.tasks import run_sweep
 
 
 class Command(BaseCommand):
@@ -50,9 +52,9 @@ class Command(BaseCommand):
         **options: object,
     ) -> None:
         self.check(display_num_errors=False)
-        from jinro_site.asgi import application
-        from villages.tasks import run_sweep
-
+        # The application the settings name (jinro_site.asgi), found by its name: the
+        # site's wiring sits above this command, which only serves it.
+        application = get_default_application()
         run_ticker = settings.EMBEDDED if ticker is None else ticker
         tickers: list[SweepTicker] = []
 
