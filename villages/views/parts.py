@@ -29,6 +29,7 @@ from villages import wording
 from villages.forms import TALK_MODES
 from villages.lru import LRU
 from villages.screenview import PLAYERS, SEAT_PREFIX, Input, LineInput, Parts
+from villages.wording import phase_label
 
 from .standing import Local
 
@@ -118,7 +119,7 @@ def _until(iso: str | None, *, bare: bool = False) -> str:
 def _x_head(p: Input, local: Local) -> dict[str, Any]:
     return {
         "status": wording.label(wording.STATUS, p["status"]),
-        "phase": wording.phase_label(p["day"], p["phase"]),
+        "phase": phase_label(p["day"], p["phase"]),
         "winner": wording.label(wording.WINNER, p["winner"]),
     }
 
@@ -166,7 +167,7 @@ def _x_deaths(p: Input, local: Local) -> dict[str, Any]:
         "rows": [
             {
                 "name": d["name"],
-                "when": wording.phase_label(d["day"], d["phase"] or "day"),
+                "when": phase_label(d["day"], d["phase"] or "day"),
                 "cause": wording.label(wording.DEATH, d["cause"]),
             }
             for d in p
@@ -175,7 +176,7 @@ def _x_deaths(p: Input, local: Local) -> dict[str, Any]:
 
 
 def _x_where(p: Input, local: Local) -> dict[str, Any]:
-    return {"phase": wording.phase_label(p["day"], p["phase"])}
+    return {"phase": phase_label(p["day"], p["phase"])}
 
 
 def talk_labels(p: Input) -> dict[str, str]:
