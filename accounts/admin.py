@@ -18,6 +18,8 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from villages.services.push import after_commit, publish_user
+
 from .models import Ban, Profile
 
 User = get_user_model()
@@ -31,8 +33,6 @@ class ProfileInline(admin.StackedInline):
 
 
 def _tell_screens(user_ids: list[int]) -> None:
-    from villages.services.push import after_commit, publish_user
-
     for user_id in set(user_ids):
         after_commit(publish_user, user_id)
 

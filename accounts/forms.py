@@ -7,7 +7,10 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
+from villages.services.errors import Banned
+
 from .models import REFRESH_CHOICES
+from .services import refuse_banned_login
 
 
 class LoginForm(AuthenticationForm):
@@ -18,10 +21,6 @@ class LoginForm(AuthenticationForm):
         try:
             return super().clean()
         except forms.ValidationError:
-            from villages.services.errors import Banned
-
-            from .services import refuse_banned_login
-
             try:
                 refuse_banned_login(
                     self.cleaned_data.get("username") or "", self.cleaned_data.get("password") or ""

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_POST
 from jinro_site.apiauth import client_ip
 from villages.engine.errors import RuleError
 from villages.services.errors import http_status
-from villages.views.labels import ROLE, TEAM, error_text, label
+from villages.wording import ROLE, TEAM, error_text, label
 
 from . import mail, selectors, services
 from .forms import EmailForm, LoginForm, PreferencesForm, RegisterForm

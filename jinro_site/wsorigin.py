@@ -45,9 +45,10 @@ def _has_origin(scope: dict[str, Any]) -> bool:
 
 class SessionUser:
     """`scope["user"]` (and `scope["session"]`) from the session cookie, read once as the
-    socket opens, by Django's own `get_user` on the session (in a thread). (Channels' AuthMiddlewareStack
-    does the same but also wraps `send`, to save a session and set its cookie on an HTTP
-    response: on a socket that never happens, yet the wrapper ran for every pushed frame.)"""
+    socket opens, by Django's own `get_user` on the session (in a thread). (Channels'
+    AuthMiddlewareStack does the same but also wraps `send`, to save a session and set its
+    cookie on an HTTP response: on a socket that never happens, yet the wrapper ran for
+    every pushed frame.)"""
 
     def __init__(self, application: Any) -> None:
         self.application = application

@@ -21,6 +21,7 @@ from django.conf import settings as django_settings
 from jinro_site.dburl import parse_database_url
 from jinro_site.runtime import SweepTicker, publish
 from villages.groups import viewer_group, village_events
+from villages.services import clock
 
 ROOT = Path(__file__).resolve().parent.parent
 ORIGIN = (b"origin", b"http://127.0.0.1")
@@ -456,8 +457,9 @@ def test_celery_task_round_trip_through_redis(celery_worker_process):
 
 @pytest.fixture
 def fake_clock(monkeypatch):
-    """Stand-in for villages.services.clock; `calls` counts sweeps, `fail_first` fails one."""
-    module = types.ModuleType("villages.services.clock")
+    """Stand-in for villages.services.clock's sweep; `calls` counts sweeps, `fail_first`
+    fails one."""
+    module = types.SimpleNamespace()
     module.calls = 0
     module.fail_first = False
     module.swept = threading.Event()
@@ -468,8 +470,7 @@ def fake_clock(monkeypatch):
             raise RuntimeError("first sweep fails")
         module.swept.set()
 
-    module.sweep_due_villages = sweep_due_villages
-    monkeypatch.setattr("villages.tasks.clock", module)
+    monkeypatch.setattr(clock, "sweep_due_villages", sweep_due_villages)
     return module
 
 

@@ -22,9 +22,9 @@ from django.template.response import TemplateResponse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from villages import wording
 from villages.engine.errors import RuleError
 from villages.services import lifecycle, moderation
-from villages.views import labels
 
 from .models import Icon, InfoPage, Message, Seat, Village
 
@@ -71,7 +71,7 @@ def _named(table: dict, field: str, description: Any) -> Any:
 
     @admin.display(description=description, ordering=field)
     def column(self: admin.ModelAdmin, obj: Any) -> str:
-        return labels.label(table, getattr(obj, field))
+        return wording.label(table, getattr(obj, field))
 
     column.__name__ = f"{field}_name"
     return column
@@ -96,8 +96,8 @@ def _code_filter(field: str, table: dict, title: Any) -> type[admin.SimpleListFi
 
 
 def _roles(seat: Seat) -> str:
-    names = [labels.label(labels.ROLE, seat.role)]
-    names += [labels.label(labels.SUB_ROLE, sub) for sub in seat.sub_roles or ()]
+    names = [wording.label(wording.ROLE, seat.role)]
+    names += [wording.label(wording.SUB_ROLE, sub) for sub in seat.sub_roles or ()]
     return "・".join(name for name in names if name)
 
 
@@ -134,7 +134,7 @@ class SeatInline(admin.TabularInline):
     def role_names(self, seat: Seat) -> str:
         return _roles(seat)
 
-    death_cause_name = _named(labels.DEATH, "death_cause", _("死因"))
+    death_cause_name = _named(wording.DEATH, "death_cause", _("死因"))
 
 
 @admin.register(Village)
@@ -155,8 +155,8 @@ class VillageAdmin(admin.ModelAdmin):
     list_display_links = ("id", "name")
     list_filter = (
         "status",
-        _code_filter("phase", labels.PHASE, _("場面")),
-        _code_filter("winner", labels.WINNER, _("勝者")),
+        _code_filter("phase", wording.PHASE, _("場面")),
+        _code_filter("winner", wording.WINNER, _("勝者")),
         "abandoned",
         "created_at",
     )
@@ -183,8 +183,8 @@ class VillageAdmin(admin.ModelAdmin):
     inlines = [SeatInline]
     actions = ["end_now", "delete_selected"]
 
-    phase_name = _named(labels.PHASE, "phase", _("場面"))
-    winner_name = _named(labels.WINNER, "winner", _("勝者"))
+    phase_name = _named(wording.PHASE, "phase", _("場面"))
+    winner_name = _named(wording.WINNER, "winner", _("勝者"))
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # villages are made by players, through the services
@@ -233,7 +233,7 @@ class VillageAdmin(admin.ModelAdmin):
 @admin.register(Seat)
 class SeatAdmin(admin.ModelAdmin):
     list_display = ("village", *SEAT_COLUMNS)
-    list_filter = ("kicked", "alive", _code_filter("role", labels.ROLE, _("役職")), "dummy")
+    list_filter = ("kicked", "alive", _code_filter("role", wording.ROLE, _("役職")), "dummy")
     list_select_related = ("village", "user")
     search_fields = ("handle_name", "user__username", "=village__id", "village__name")
     readonly_fields = [f.name for f in Seat._meta.fields if f.name != "id"]
@@ -246,7 +246,7 @@ class SeatAdmin(admin.ModelAdmin):
     def role_names(self, seat: Seat) -> str:
         return _roles(seat)
 
-    death_cause_name = _named(labels.DEATH, "death_cause", _("死因"))
+    death_cause_name = _named(wording.DEATH, "death_cause", _("死因"))
 
     @admin.action(description=_("選択した席をキックする（開始前のみ）"), permissions=["change"])
     def kick(self, request: HttpRequest, queryset: QuerySet[Seat]) -> None:
@@ -283,8 +283,8 @@ class MessageAdmin(admin.ModelAdmin):
     )
     list_filter = (
         "hidden",
-        _code_filter("kind", labels.MESSAGE_KIND, _("種類")),
-        _code_filter("phase", labels.PHASE, _("場面")),
+        _code_filter("kind", wording.MESSAGE_KIND, _("種類")),
+        _code_filter("phase", wording.PHASE, _("場面")),
         ("village", admin.RelatedOnlyFieldListFilter),
     )
     list_select_related = ("village",)
@@ -292,8 +292,8 @@ class MessageAdmin(admin.ModelAdmin):
     readonly_fields = [f.name for f in Message._meta.fields if f.name not in ("id", "hidden")]
     actions = ["hide", "unhide"]
 
-    phase_name = _named(labels.PHASE, "phase", _("場面"))
-    kind_name = _named(labels.MESSAGE_KIND, "kind", _("種類"))
+    phase_name = _named(wording.PHASE, "phase", _("場面"))
+    kind_name = _named(wording.MESSAGE_KIND, "kind", _("種類"))
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

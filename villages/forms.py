@@ -8,6 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import REFRESH_CHOICES
+from villages import wording
 from villages.engine import MAX_PLAYERS, MIN_PLAYERS
 from villages.engine.cast import OPTION_FLAGS
 from villages.models import Icon
@@ -134,20 +135,18 @@ class LogSearchForm(forms.Form):
     until = forms.DateField(label=_("終了日（まで）"), required=False, widget=DateInput)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        from villages.views import labels
-
         super().__init__(*args, **kwargs)
         self.fields["role"].choices = [
             ("", "—"),
-            *labels.ROLE.items(),
-            *labels.SUB_ROLE.items(),
+            *wording.ROLE.items(),
+            *wording.SUB_ROLE.items(),
         ]
         self.fields["winner"].choices = [
             ("", "—"),
-            *labels.WINNER.items(),
+            *wording.WINNER.items(),
             ("abandoned", _("廃村")),
         ]
-        self.fields["option"].choices = [("", "—"), *labels.OPTION.items()]
+        self.fields["option"].choices = [("", "—"), *wording.OPTION.items()]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

@@ -29,6 +29,7 @@ from typing import Protocol
 
 from villages.engine import GameState
 from villages.engine import visibility as vis
+from villages.models import Message
 
 SPAN = 1_000_000  # a gap holds fewer lines than this for any one viewer
 
@@ -110,8 +111,6 @@ HIDDEN = _HiddenRows()
 
 
 def _read(village_id: int, *, after: int, upto: int) -> list[Hidden]:
-    from villages.models import Message
-
     return list(
         Message.objects.filter(
             village_id=village_id, kind__in=vis.KEPT_FROM_SPECTATORS, id__gt=after, id__lte=upto
@@ -221,8 +220,6 @@ def row_after(village: VillageLike, state: GameState, viewer: int | None, number
 
 
 def _public_row(village_id: int, public_no: int) -> int:
-    from villages.models import Message
-
     # The first line with this count is the public line that made it (the lines after it
     # that spectators do not see share its count).
     found = (

@@ -22,9 +22,10 @@ from typing import Any, TypedDict
 
 from villages.engine import Phase
 from villages.engine.state import death_order
+from villages.services.config import rules
 from villages.snapshots import Loaded
 
-from .selectors import View, state_dict
+from .selectors import View, stable_clock, state_dict, village_dict
 
 Input = Any  # JSON-able: dicts, lists, strings, numbers, booleans, None
 Parts = dict[str, Input]
@@ -153,8 +154,6 @@ def _time(v: dict[str, Any], clock: dict[str, Any]) -> Input:
 def carry_over(before: Loaded, after: Loaded) -> None:
     """`after` differs from `before` only by its clock (selectors.carry_over): each
     viewer's screen is the same but for its clock, which everyone sees alike."""
-    from .selectors import stable_clock, village_dict
-
     if "speakers" in before.memo and before.rows.keys() == after.rows.keys():
         # Names and icons never change once seated: the same seats, the same speakers.
         after.memo.setdefault("speakers", before.memo["speakers"])
@@ -167,8 +166,6 @@ def carry_over(before: Loaded, after: Loaded) -> None:
 
 
 def _realtime(v: dict[str, Any], phase: str) -> dict[str, Any]:
-    from villages.services.config import rules
-
     r = rules()
     options = v["options_in_force"] or v["options"]
     seconds = options["time"]["day_seconds" if phase == Phase.DAY else "night_seconds"]

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from villages.views import logs, pages, replay, screen, stats
+from villages.views import actions, logs, pages, replay, screen, stats
 
 app_name = "villages"
 
@@ -16,13 +16,13 @@ urlpatterns = [
     path("villages/<int:village_id>/up/", screen.upper, name="upper"),
     path("villages/<int:village_id>/down/", screen.lower, name="lower"),
     path("villages/<int:village_id>/heaven/", screen.heaven_log, name="heaven"),
-    path("villages/<int:village_id>/act/", screen.act, name="act"),
-    path("villages/<int:village_id>/kick/", screen.kick, name="kick"),
-    path("villages/<int:village_id>/start/", screen.start_vote, name="start_vote"),
-    path("villages/<int:village_id>/bots/", screen.add_bots, name="add_bots"),
-    path("villages/<int:village_id>/leave/", screen.leave, name="leave"),
-    path("villages/<int:village_id>/objection/", screen.objection, name="objection"),
-    path("villages/<int:village_id>/prefs/", screen.set_prefs, name="prefs"),
+    path("villages/<int:village_id>/act/", actions.act, name="act"),
+    path("villages/<int:village_id>/kick/", actions.kick, name="kick"),
+    path("villages/<int:village_id>/start/", actions.start_vote, name="start_vote"),
+    path("villages/<int:village_id>/bots/", actions.add_bots, name="add_bots"),
+    path("villages/<int:village_id>/leave/", actions.leave, name="leave"),
+    path("villages/<int:village_id>/objection/", actions.objection, name="objection"),
+    path("villages/<int:village_id>/prefs/", actions.set_prefs, name="prefs"),
     path("villages/<int:village_id>/log/", logs.past_log, name="log"),
     path("villages/<int:village_id>/log/export.html", logs.export_html, name="log_export"),
     path("villages/<int:village_id>/replay/", replay.replay, name="replay"),

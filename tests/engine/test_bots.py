@@ -150,3 +150,41 @@ def test_a_bot_never_says_the_same_line_twice_in_a_day():
             if len(said) != len(set(said)):
                 repeats.append((seed, seat, said))
     assert not repeats, repeats[:3]
+
+
+def test_a_bot_sees_a_system_line_as_its_code_and_params():
+    v = day_two()
+    view = view_of(v.state, v, 6)
+    today = [(x.code, dict(x.params)) for x in view.lines if x.code and x.day == view.day]
+    assert ("found_dead", {"name": "p11"}) in today and ("morning", {"day": "2"}) in today
+    assert all(not x.code and not x.params for x in view.lines if x.seat_no is not None)
+
+
+def _said_today(v: Village, seat: int) -> list[Say]:
+    """What `seat`'s reasoning bot says over six looks of the day (one line a look)."""
+    decide = bots.STRATEGIES["reasoning"]
+    said: list[Say] = []
+    for look in range(6):
+        for command in decide(view_of(v.state, v, seat), random.Random(look)):
+            if isinstance(command, Say):
+                said.append(command)
+                v.talk(seat, word(command.key, command.params, "ja"))
+            elif isinstance(command, Vote):
+                v.vote(seat, command.target)
+    return said
+
+
+def test_the_reasoning_bot_mourns_whom_the_mornings_death_lines_name_and_no_one_else():
+    """The night's victim is read from the line's code and the name it gives: p1, executed
+    the day before, is not mourned when this morning finds p11 (whose name holds p1's)."""
+    v = village(ROLES, seed=3)
+    v.act(1, Ability.ATTACK, 10)
+    v.act(3, Ability.DIVINE, 6)
+    v.lynch(1)  # day 2: wolf p1 executed
+    v.act(2, Ability.ATTACK, 11)
+    v.act(3, Ability.DIVINE, 7)
+    v.act(5, Ability.GUARD, 3)
+    assert v.state.phase is Phase.DAY and v.state.day == 3
+    assert {x.no for x in v.state.seats if not x.alive} == {1, 10, 11}
+    mourned = [s.params["name"] for s in _said_today(v, 6) if s.key == "mourn"]
+    assert mourned == ["p11"]

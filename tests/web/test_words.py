@@ -3,12 +3,15 @@ refusals in each page's language, with no parsing of Japanese back into codes.""
 
 from __future__ import annotations
 
+from string import Formatter
+
 from django.test import Client
 from django.utils import translation
 
+from villages import wording
 from villages.engine.errors import TextTooLong, _
+from villages.engine.texts import SYSTEM_LINES
 from villages.models import Message
-from villages.views import labels
 
 from .conftest import started_village
 
@@ -19,30 +22,40 @@ def test_a_system_line_keeps_its_japanese_text_and_words_itself_in_english(db):
     assert "=" in start.params["cast"], "the engine gives role codes, not names"
     assert "村人" in start.text and "人狼2" in start.text
     with translation.override("en"):
-        english = labels.system_text(start.code, start.params, start.text)
+        english = wording.system_text(start.code, start.params, start.text)
     assert "Werewolf 2" in english and "村人" not in english
     with translation.override("ja"):
-        assert labels.system_text(start.code, start.params, start.text) == start.text
+        assert wording.system_text(start.code, start.params, start.text) == start.text
 
 
 def test_a_grace_is_seconds_worded_by_the_page():
     with translation.override("en"):
-        english = labels.system_text("time_up_day", {"grace": "180"}, "")
+        english = wording.system_text("time_up_day", {"grace": "180"}, "")
     with translation.override("ja"):
-        japanese = labels.system_text("time_up_day", {"grace": "90"}, "時間切れです。")
+        japanese = wording.system_text("time_up_day", {"grace": "90"}, "時間切れです。")
     assert "3 min" in english and japanese == "時間切れです。"
-    from villages.texts import japanese as kept
+    assert "1分30秒以内に投票しない人" in wording.japanese("time_up_day", {"grace": "90"})
 
-    assert "1分30秒以内に投票しない人" in kept("time_up_day", {"grace": "90"})
+
+def test_every_code_the_engine_posts_is_worded_with_exactly_its_params():
+    """The engine says which params each code carries (`SYSTEM_LINES`); the wording names
+    those and no other, for every code and none more; and it is the site's own wording,
+    not the seed's."""
+    assert wording.SYSTEM_TEXTS.keys() == SYSTEM_LINES.keys()
+    for code, text in wording.SYSTEM_TEXTS.items():
+        named = {f for _lit, f, _spec, _conv in Formatter().parse(text) if f}
+        assert named == set(SYSTEM_LINES[code]), code
+    seed_phrases = ("突然死となり", "無条件で死亡", "恋人の後を追って自殺")
+    assert not any(p in text for p in seed_phrases for text in wording.SYSTEM_TEXTS.values())
 
 
 def test_a_refusal_with_a_number_is_translated_then_filled_in():
     error = TextTooLong(_("発言は{limit}文字までです。"), limit=2000)
     assert error.message == "発言は2000文字までです。", "API.md's message stays Japanese"
     with translation.override("en"):
-        assert labels.error_text(error) == "A line is at most 2000 characters."
+        assert wording.error_text(error) == "A line is at most 2000 characters."
     with translation.override("ja"):
-        assert labels.error_text(error) == "発言は2000文字までです。"
+        assert wording.error_text(error) == "発言は2000文字までです。"
 
 
 def test_an_english_page_shows_an_english_refusal(db):

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from villages.engine.events import MessageKind
 from villages.engine.roles import Role
 from villages.engine.state import Phase
+from villages.engine.texts import DEATH_LINES
 
 from .commands import Act, Command, Say, Vote
 from .legal import cupid_pair
@@ -179,10 +180,14 @@ def _day(view: BotView, rng: random.Random) -> list[Command]:
 
 
 def _died_last_night(view: BotView, no: int) -> bool:
-    """A dead seat that this morning's system lines name (the night's victims)."""
+    """A dead seat that a line of today tells the death of (the night's victims, found
+    this morning), read by the line's code and the name it gives."""
     name = view.seat(no).name
     return any(
-        line.kind is MessageKind.SYSTEM and line.day == view.day and name in line.text
+        line.kind is MessageKind.SYSTEM
+        and line.day == view.day
+        and line.code in DEATH_LINES
+        and line.params.get("name") == name
         for line in view.lines
     )
 

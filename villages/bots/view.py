@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
@@ -25,13 +25,18 @@ from villages.engine.visibility import (
 
 @dataclass(frozen=True)
 class Line:
-    """A line of the log as the bot's seat sees it, with the phase it was said in."""
+    """A line of the log as the bot's seat sees it, with the phase it was said in. A system
+    line (an objection too) has its `code` and `params` (`villages.engine.texts`), which a
+    bot reads rather than the words; a howl or whisper standing in for talk the seat may
+    not hear has none, as the line it stands for has none to tell."""
 
     day: int
     phase: Phase
     kind: MessageKind
     seat_no: int | None
     text: str
+    code: str = ""
+    params: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -70,12 +75,19 @@ class BotView:
 
 
 class DatedLine(MessageLike, Protocol):
-    """A message with its day and phase (a model row satisfies it)."""
+    """A message with its day and phase, and a system line's code and params (a model row
+    satisfies it, and so does the engine's `Post`)."""
 
     day: int
 
     @property
     def phase(self) -> str: ...
+
+    @property
+    def code(self) -> str: ...
+
+    @property
+    def params(self) -> Mapping[str, object] | Iterable[tuple[str, object]]: ...
 
 
 def bot_view(
@@ -90,8 +102,12 @@ def bot_view(
     seen = []
     for m in lines:
         v = see_message(state, seat_no, m)
-        if v is not None:
-            seen.append(Line(m.day, Phase(m.phase), v.kind, v.seat_no, v.text))
+        if v is None:
+            continue
+        # A stand-in (a howl, a whisper) tells nothing of the line it hides.
+        code = m.code if v.kind == m.kind else ""
+        params = {k: str(x) for k, x in dict(m.params or {}).items()} if code else {}
+        seen.append(Line(m.day, Phase(m.phase), v.kind, v.seat_no, v.text, code, params))
     return BotView(
         day=state.day,
         phase=state.phase,

@@ -43,8 +43,9 @@ from villages.groups import (
     user_group,
 )
 from villages.live_reads import resolve_viewer
-from villages.services.errors import Banned, RateLimited
+from villages.services.errors import Banned
 from villages.services.ratelimit import TokenBucket
+from villages.wording import SOCKET_REFUSALS
 
 logger = logging.getLogger(__name__)
 
@@ -56,16 +57,7 @@ CLOSE_TRY_AGAIN = 1013
 CLOSE_FLOODING = 4429
 NOTHING = 1 << 62  # an `after` that reads no line: the state alone
 
-# What a socket tells its client when it refuses something (API.md's error shape).
-REFUSALS = {
-    "bad_token": ("not_authenticated", "トークンが正しくありません。"),
-    "not_found": ("not_found", "村が見つかりません。"),
-    "banned_login": ("banned", "このアカウントは利用停止中です。"),
-    "not_json": ("bad_request", "JSON のオブジェクトを送ってください。"),
-    "no_after": ("bad_request", "after にメッセージ ID を指定してください。"),
-    "unknown_type": ("bad_request", "未知の type です。"),
-    "rate_limited": ("rate_limited", RateLimited.default_message),
-}
+REFUSALS = SOCKET_REFUSALS
 
 T = TypeVar("T")
 

@@ -31,7 +31,7 @@ class Volume(StrEnum):
 @dataclass(frozen=True)
 class Post:
     """A line for the log. A player's line has its `text`; a system line (an objection
-    too) has only its `code` and `params`, which the site words (`villages.texts`)."""
+    too) has only its `code` and `params`, which the site words (`villages.wording`)."""
 
     day: int
     phase: Phase

@@ -30,7 +30,7 @@ from .lobby import (
 from .night import duties, night_action, owed_actions
 from .roles import Role
 from .state import Ability
-from .talk import night_kind, object_, set_will, talk
+from .talk import night_kind, object_, set_will, talk, talks_in_heaven
 from .timing import phase_deadline, time_is_up, virtual_seconds_left
 
 __all__ = [
@@ -58,6 +58,7 @@ __all__ = [
     "sit",
     "start_now",
     "talk",
+    "talks_in_heaven",
     "tick",
     "time_is_up",
     "virtual_seconds_left",

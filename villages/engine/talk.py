@@ -72,9 +72,9 @@ def talk(
         return run.done()
     kind = MessageKind.TALK
     cost = 0
+    if talks_in_heaven(s, seat_no):
+        raise Dead(_("死者は霊話でのみ発言できます。"))
     if s.phase in (Phase.DAY, Phase.NIGHT):
-        if not seat.alive:
-            raise Dead(_("死者は霊話でのみ発言できます。"))
         if time_is_up(s, now):
             raise WrongPhase(_("時間切れのため発言できません。投票してください。"))
         kind = night_kind(seat) if s.phase is Phase.NIGHT else MessageKind.TALK
@@ -88,6 +88,14 @@ def talk(
         if s.clock.virtual_left == 0:
             time_up(run)
     return run.done()
+
+
+def talks_in_heaven(state: GameState, seat_no: int) -> bool:
+    """Whether the seat's talk is 霊話 now: a dead player's, while the game runs (the
+    living talk in the village, and so does everyone before the start and after the end).
+    A screen's talk box sends its talk there; `talk` refuses a dead player's other talk."""
+    seat = state.seat(seat_no)
+    return seat is not None and not seat.alive and state.phase in (Phase.DAY, Phase.NIGHT)
 
 
 def night_kind(seat: Seat) -> MessageKind:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass
+from html import unescape
 
 import markdown
 import nh3
@@ -151,6 +152,4 @@ def render(text: str) -> Rendered:
 
 def _plain(name: str) -> str:
     """toc_tokens names carry HTML entities; the template escapes again."""
-    import html
-
-    return html.unescape(name)
+    return unescape(name)

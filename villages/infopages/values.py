@@ -13,20 +13,10 @@ import re
 from collections.abc import Callable
 from dataclasses import fields
 
-from django.utils.translation import gettext as _
-
 from villages.engine.rules import Rules
-from villages.views.labels import minutes as duration
+from villages.wording import characters, lines, minutes, people, times
 
 _TOKEN = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
-
-
-def _people(n: int) -> str:
-    return _("%(n)d人") % {"n": n}
-
-
-def _times(n: int) -> str:
-    return _("%(n)d回") % {"n": n}
 
 
 def _plain(n: int) -> str:
@@ -35,23 +25,23 @@ def _plain(n: int) -> str:
 
 # How each setting reads; a setting missing here is a duration in seconds.
 _WORDS: dict[str, Callable[[int], str]] = {
-    "kick_votes": _people,
-    "cupid_min_players": _people,
-    "poison_min_players": _people,
-    "decider_min_players": _people,
-    "authority_min_players": _people,
-    "cupid_self_below": _people,
+    "kick_votes": people,
+    "cupid_min_players": people,
+    "poison_min_players": people,
+    "decider_min_players": people,
+    "authority_min_players": people,
+    "cupid_self_below": people,
     "speech_units_cap": _plain,
-    "speech_max_chars": lambda n: _("%(n)d文字") % {"n": n},
-    "speech_max_lines": lambda n: _("%(n)d行") % {"n": n},
-    "max_revotes": _times,
-    "objections_per_player": _times,
+    "speech_max_chars": characters,
+    "speech_max_lines": lines,
+    "max_revotes": times,
+    "objections_per_player": times,
 }
 
 
 def words(rules: Rules) -> dict[str, str]:
     """Every rule setting, as a page reads it."""
-    return {f.name: _WORDS.get(f.name, duration)(getattr(rules, f.name)) for f in fields(Rules)}
+    return {f.name: _WORDS.get(f.name, minutes)(getattr(rules, f.name)) for f in fields(Rules)}
 
 
 def fill(text: str, rules: Rules) -> str:

@@ -19,7 +19,6 @@ import logging
 import random
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
@@ -27,9 +26,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from villages import bots
+from villages import bots, wording
 from villages.bots import ACCOUNT_PREFIX, Act, Say, Vote
-from villages.bots.lines import word
 from villages.engine.errors import BadRequest, Forbidden, RuleError, VillageFull, WrongPhase
 from villages.engine.game import BOT_MARK
 from villages.models import Icon, Message, Seat, Village
@@ -214,7 +212,7 @@ def _later(*, at_least: float = 0) -> datetime:
 
 def _send(village_id: int, user: AbstractBaseUser, command: bots.Command) -> None:
     if isinstance(command, Say):
-        text = word(command.key, command.params, settings.LANGUAGE_CODE)
+        text = wording.bot_line(command.key, command.params)
         play.post_message(village_id=village_id, user=user, text=text)
     elif isinstance(command, Vote):
         play.vote(village_id=village_id, user=user, target=command.target)

@@ -22,7 +22,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from villages import line_numbers, texts
+from villages import line_numbers, wording
 from villages.engine import GameState, Phase, Post, Step
 from villages.engine import game as engine
 from villages.engine import visibility as vis
@@ -149,7 +149,7 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
                 phase=p.phase.value,
                 kind=p.kind.value,
                 seat_no=p.seat_no,
-                text=p.text or texts.japanese(p.code, dict(p.params)),
+                text=p.text or wording.japanese(p.code, dict(p.params)),
                 volume=p.volume.value,
                 code=p.code,
                 params=dict(p.params),

@@ -10,8 +10,7 @@ from django.shortcuts import render
 from accounts.models import REFRESH_CHOICES, Profile
 from villages.engine.errors import RuleError
 from villages.services.errors import http_status
-
-from .labels import error_text
+from villages.wording import error_text
 
 COOKIE_REFRESH = "jinro_refresh"
 COOKIE_SOUND = "jinro_sound"

@@ -32,13 +32,12 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from villages import selectors
+from villages import selectors, wording
 from villages.engine import Phase
 from villages.engine.errors import RuleError
 from villages.screenview import deaths_in_order, speakers, tally_rounds
 from villages.services.errors import NotFound
 
-from . import labels
 from . import render as log
 from .common import error_page, user_id
 
@@ -130,8 +129,8 @@ def past_log(request: HttpRequest, village_id: int) -> HttpResponse:
     seats = [
         {
             **x,
-            "role_label": labels.label(labels.ROLE, x["role"]) if toggles.roles else "",
-            "sub_labels": [labels.label(labels.SUB_ROLE, y) for y in x["sub_roles"] or []]
+            "role_label": wording.label(wording.ROLE, x["role"]) if toggles.roles else "",
+            "sub_labels": [wording.label(wording.SUB_ROLE, y) for y in x["sub_roles"] or []]
             if toggles.roles
             else [],
         }
@@ -140,8 +139,8 @@ def past_log(request: HttpRequest, village_id: int) -> HttpResponse:
     deaths = [
         {
             "name": d["name"],
-            "when": _when(d["day"], d["phase"]),
-            "cause": labels.label(labels.DEATH, d["cause"])
+            "when": wording.when(d["day"], d["phase"]),
+            "cause": wording.label(wording.DEATH, d["cause"])
             if d["cause"] and (toggles.roles or d["cause"] in PUBLIC_CAUSES)
             else "",
         }
@@ -157,7 +156,7 @@ def past_log(request: HttpRequest, village_id: int) -> HttpResponse:
             "village": view.village,
             "day_links": [
                 (_("すべて"), toggles.query(day=None), toggles.day is None),
-                *((_day_label(d), toggles.query(day=d), toggles.day == d) for d in days),
+                *((wording.day_label(d), toggles.query(day=d), toggles.day == d) for d in days),
             ],
             "day": toggles.day,
             "t": toggles,
@@ -168,7 +167,7 @@ def past_log(request: HttpRequest, village_id: int) -> HttpResponse:
             "seats": seats,
             "deaths": deaths,
             "ended": ended,
-            "winner_label": labels.label(labels.WINNER, s["winner"]) if toggles.roles else "",
+            "winner_label": wording.label(wording.WINNER, s["winner"]) if toggles.roles else "",
         },
     )
 
@@ -184,18 +183,6 @@ def _links(t: Toggles, *, ended: bool) -> dict[str, str]:
         "everyone": t.query(player=None),
         "all_days": t.query(day=None),
     }
-
-
-def _when(day: int, phase: str | None) -> str:
-    if phase == Phase.NIGHT:
-        return _("%(day)s日目の夜") % {"day": day}
-    return _("%(day)s日目") % {"day": day}
-
-
-def _day_label(day: int) -> str:
-    if day == 0:
-        return str(labels.PHASE["waiting"])
-    return _("%(day)s日目") % {"day": day}
 
 
 # ---------------------------------------------------------------------------
@@ -223,21 +210,21 @@ def export_html(request: HttpRequest, village_id: int) -> HttpResponse:
             "v": data["village"],
             "started": _local(data["village"]["started_at"]),
             "ended_at": _local(data["village"]["ended_at"]),
-            "winner_label": labels.label(labels.WINNER, data["winner"]),
+            "winner_label": wording.label(wording.WINNER, data["winner"]),
             "seats": [
                 {
                     **s,
-                    "role_label": labels.label(labels.ROLE, s["role"]),
-                    "sub_labels": [labels.label(labels.SUB_ROLE, x) for x in s["sub_roles"]],
-                    "team_label": labels.label(labels.TEAM, s["team"]),
+                    "role_label": wording.label(wording.ROLE, s["role"]),
+                    "sub_labels": [wording.label(wording.SUB_ROLE, x) for x in s["sub_roles"]],
+                    "team_label": wording.label(wording.TEAM, s["team"]),
                 }
                 for s in data["seats"]
             ],
             "deaths": [
                 {
                     "name": names.get(d["seat_no"], "?"),
-                    "when": _when(d["day"], d["phase"]),
-                    "cause": labels.label(labels.DEATH, d["cause"]),
+                    "when": wording.when(d["day"], d["phase"]),
+                    "cause": wording.label(wording.DEATH, d["cause"]),
                 }
                 for d in data["deaths"]
             ],

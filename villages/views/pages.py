@@ -11,7 +11,7 @@ from django.templatetags.static import static
 from django.utils.translation import gettext as _
 
 from jinro_site.apiauth import client_ip
-from villages import selectors
+from villages import selectors, wording
 from villages.engine import RuleError
 from villages.engine.cast import OPTION_FLAGS, option_minimums
 from villages.forms import CreateVillageForm, LogSearchForm, SeatForm
@@ -22,7 +22,6 @@ from villages.services import bots as bot_seats
 from villages.services import lifecycle
 from villages.services.config import rules
 
-from . import labels
 from .common import error_page, user_id
 from .standing import kicked_how
 
@@ -33,14 +32,17 @@ def option_icons(options: dict[str, Any]) -> list[dict[str, str]]:
     time = options.get("time") or {}
     if time.get("mode") == "realtime":
         caption = _("リアルタイム制（昼%(day)s・夜%(night)s）") % {
-            "day": labels.minutes(int(time.get("day_seconds", 0))),
-            "night": labels.minutes(int(time.get("night_seconds", 0))),
+            "day": wording.minutes(int(time.get("day_seconds", 0))),
+            "night": wording.minutes(int(time.get("night_seconds", 0))),
         }
         icons.append({"src": static("villages/options/realtime.svg"), "caption": caption})
     for name in OPTION_FLAGS:
         if options.get(name):
             icons.append(
-                {"src": static(f"villages/options/{name}.svg"), "caption": str(labels.OPTION[name])}
+                {
+                    "src": static(f"villages/options/{name}.svg"),
+                    "caption": str(wording.OPTION[name]),
+                }
             )
     return icons
 
@@ -49,8 +51,8 @@ def _rows(qs) -> list[dict[str, Any]]:
     rows = []
     for village in qs:
         d = selectors.village_dict(village)
-        d["status_label"] = labels.STATUS.get(d["status"], "")
-        d["winner_label"] = labels.label(labels.WINNER, d["winner"])
+        d["status_label"] = wording.STATUS.get(d["status"], "")
+        d["winner_label"] = wording.label(wording.WINNER, d["winner"])
         d["icons"] = option_icons(d["options"])
         if village.practice:
             caption = _("練習村（ボットの席があります）")
@@ -177,7 +179,7 @@ def create(request: HttpRequest) -> HttpResponse:
                     options=form.options(),
                 )
             except RuleError as exc:
-                error = labels.error_text(exc)
+                error = wording.error_text(exc)
             else:
                 if form.cleaned_data.get("bots"):
                     bot_seats.add_bots(
@@ -228,7 +230,7 @@ def seat(request: HttpRequest, village_id: int) -> HttpResponse:
                     ip=client_ip(request),
                 )
             except RuleError as exc:
-                error = labels.error_text(exc)
+                error = wording.error_text(exc)
             else:
                 return HttpResponseRedirect(f"/villages/{village_id}/")
     else:

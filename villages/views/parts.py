@@ -25,11 +25,12 @@ from django.utils.formats import time_format
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
+from villages import wording
 from villages.forms import TALK_MODES
 from villages.lru import LRU
 from villages.screenview import PLAYERS, SEAT_PREFIX, Input, LineInput, Parts
+from villages.wording import phase_label
 
-from . import labels
 from .standing import Local
 
 RENDERS: LRU[Any, str] = LRU(20_000)
@@ -106,12 +107,6 @@ def _mode(part_id: str, p: Input) -> dict[str, str]:
     return {"body": f"pane lower phase-{p['phase']}", "layout": p["layout"]}
 
 
-def phase_label(day: int, phase: str) -> str:
-    if phase in ("waiting", "ended"):
-        return str(labels.PHASE[phase])
-    return _("%(day)s日目の%(phase)s") % {"day": day, "phase": labels.PHASE[phase]}
-
-
 def _until(iso: str | None, *, bare: bool = False) -> str:
     """A deadline for a page without script: the clock time it falls at ("…まで", or the
     time alone where the words around it say "until" already)."""
@@ -123,16 +118,16 @@ def _until(iso: str | None, *, bare: bool = False) -> str:
 
 def _x_head(p: Input, local: Local) -> dict[str, Any]:
     return {
-        "status": labels.label(labels.STATUS, p["status"]),
+        "status": wording.label(wording.STATUS, p["status"]),
         "phase": phase_label(p["day"], p["phase"]),
-        "winner": labels.label(labels.WINNER, p["winner"]),
+        "winner": wording.label(wording.WINNER, p["winner"]),
     }
 
 
 def _x_time(p: Input, local: Local) -> dict[str, Any]:
     virtual = p["virtual_left"]
     return {
-        "virtual": labels.minutes(virtual) if virtual is not None else "",
+        "virtual": wording.minutes(virtual) if virtual is not None else "",
         "until": _until(p["deadline"]),
         "sudden_until": _until(p["sudden_deadline"], bare=True),  # after 「突然死まで」
     }
@@ -140,8 +135,8 @@ def _x_time(p: Input, local: Local) -> dict[str, Any]:
 
 def _x_seat(p: Input, local: Local) -> dict[str, Any]:
     return {
-        "role": labels.label(labels.ROLE, p["role"]),
-        "subs": [labels.label(labels.SUB_ROLE, s) for s in p["sub_roles"] or []],
+        "role": wording.label(wording.ROLE, p["role"]),
+        "subs": [wording.label(wording.SUB_ROLE, s) for s in p["sub_roles"] or []],
     }
 
 
@@ -157,11 +152,11 @@ def _x_me(p: Input, local: Local) -> dict[str, Any]:
     if p is None:
         return {}
     return {
-        "role": labels.label(labels.ROLE, p["role"]),
-        "subs": [labels.label(labels.SUB_ROLE, s) for s in p["sub_roles"]],
+        "role": wording.label(wording.ROLE, p["role"]),
+        "subs": [wording.label(wording.SUB_ROLE, s) for s in p["sub_roles"]],
         "partner_label": str(_PARTNERS.get(p["role"], gettext_lazy("恋人"))),
         "results": [
-            {**r, "raw": r["result"], "result": labels.label(labels.RESULT, r["result"])}
+            {**r, "raw": r["result"], "result": wording.label(wording.RESULT, r["result"])}
             for r in p["results"]
         ],
     }
@@ -173,7 +168,7 @@ def _x_deaths(p: Input, local: Local) -> dict[str, Any]:
             {
                 "name": d["name"],
                 "when": phase_label(d["day"], d["phase"] or "day"),
-                "cause": labels.label(labels.DEATH, d["cause"]),
+                "cause": wording.label(wording.DEATH, d["cause"]),
             }
             for d in p
         ]
@@ -210,7 +205,7 @@ def _x_actions(p: Input, local: Local) -> dict[str, Any]:
     x: dict[str, Any] = {"ban": local.ban}
     if not p.get("seated"):
         return x
-    x["actions"] = [(code, str(labels.ABILITY[code])) for code in p.get("actions", [])]
+    x["actions"] = [(code, str(wording.ABILITY[code])) for code in p.get("actions", [])]
     done = ""
     if p.get("phase") == "day" and p.get("vote"):
         done = _("%(name)sさんに投票済み") % {"name": p["vote"]}
@@ -272,11 +267,7 @@ def line_html(line: LineInput) -> str:
 def _line(m: dict[str, Any], who: Mapping[str, str] | None) -> str:
     kind = m["kind"]
     plain = kind in ("system", "objection")
-    text = m["text"]
-    if plain:
-        text = labels.system_text(m.get("code", ""), m.get("params") or {}, text)
-    elif kind in ("wolf_howl", "common_whisper") and not labels.is_japanese():
-        text = _(text)
+    text = wording.line_text(kind, m.get("code", ""), m.get("params") or {}, m["text"])
     name = icon = ""
     if kind == "wolf_howl":
         name = _("狼の遠吠え")

@@ -20,21 +20,18 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext_noop
 
+from villages import wording
 from villages.engine import Phase
 from villages.engine import visibility as vis
 from villages.engine.errors import RuleError, WrongPhase
+from villages.engine.texts import DEATH_LINES
 from villages.lru import LRU
 from villages.models import Message
 from villages.screenview import speakers
 
-from . import labels
 from . import render as log
 from .common import error_page
-from .logs import _day_label, _when
 
-DEATH_CODES = frozenset(
-    {"found_dead", "executed", "sudden_death", "lovers_suicide", "poison_victim"}
-)
 ROUND_CLOSERS = frozenset({"executed", "revote", "revote_last", "tie_draw"})
 SPEEDS = (500, 1000, 2000, 4000)  # milliseconds a step while playing
 SHOWN = 100  # lines of the current phase drawn at a step (the past log has them all)
@@ -102,7 +99,7 @@ def replay(request: HttpRequest, village_id: int) -> HttpResponse:
     died: dict[int, Step] = {}
     closed: dict[int, int] = {}
     for m in lines[:step]:
-        if m.code in DEATH_CODES and (no := seat_of.get(m.name)):
+        if m.code in DEATH_LINES and (no := seat_of.get(m.name)):
             died.setdefault(no, m)
         if m.code in ROUND_CLOSERS:
             closed[m.day] = closed.get(m.day, 0) + 1
@@ -140,9 +137,9 @@ def replay(request: HttpRequest, village_id: int) -> HttpResponse:
             "alive": seat.no not in died,
             "role": ""
             if spectator or seat.role is None
-            else labels.label(labels.ROLE, seat.role.value)
+            else wording.label(wording.ROLE, seat.role.value)
             + "".join(
-                "・" + labels.label(labels.SUB_ROLE, s.value) for s in sorted(seat.sub_roles)
+                "・" + wording.label(wording.SUB_ROLE, s.value) for s in sorted(seat.sub_roles)
             ),
         }
         for seat in state.seats
@@ -192,15 +189,15 @@ def _died_when(state: Any, no: int, announced: Step) -> str:
     """When the seat died (the night before the morning that found it), from the engine."""
     seat = state.seat(no)
     if seat is not None and seat.death_day is not None:
-        return _when(seat.death_day, seat.death_phase)
-    return _when(announced.day, announced.phase)
+        return wording.when(seat.death_day, seat.death_phase)
+    return wording.when(announced.day, announced.phase)
 
 
 def _phase_label(day: int, phase: str) -> str:
     if phase == Phase.WAITING:
-        return str(labels.PHASE["waiting"])
+        return str(wording.PHASE["waiting"])
     if phase == Phase.ENDED:
-        return str(labels.PHASE["ended"])
+        return str(wording.PHASE["ended"])
     if phase == Phase.NIGHT:
-        return _when(day, phase)
-    return _day_label(day)
+        return wording.when(day, phase)
+    return wording.day_label(day)

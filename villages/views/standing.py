@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from accounts.bans import has_bans, standing_of
+from accounts.models import Ban
 from villages.snapshots import Loaded
 
 
@@ -21,9 +23,6 @@ class Local:
 
 def local_for(user_id: int | None, loaded: Loaded, user: Any = None) -> Local:
     """`user` (the request's, read with its profile) spares asking whether it is banned."""
-    from accounts.bans import has_bans, standing_of
-    from accounts.models import Ban
-
     if user_id is None:
         return Local()
     notice, kinds = standing_of(user_id) if user is None or has_bans(user) else ("", frozenset())

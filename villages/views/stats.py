@@ -10,10 +10,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
 
-from villages import stats
+from villages import stats, wording
 from villages.forms import LogSearchForm
-
-from . import labels
 
 BAR_WIDTH = 240
 
@@ -39,7 +37,7 @@ def _bars(table: dict[str, dict[str, int]], names: dict, search: dict[str, Any],
         games = v["games"]
         bars.append(
             {
-                "name": labels.label(names, code),
+                "name": wording.label(names, code),
                 "games": games,
                 "wins": v["wins"],
                 "rate": round(100 * v["wins"] / games) if games else 0,
@@ -78,8 +76,10 @@ def statistics(request: HttpRequest) -> HttpResponse:
         {
             "form": form,
             "games": found["games"],
-            "by_team": _bars(teams, labels.TEAM, {**search, "winner": ""}, "winner"),
-            "by_role": _bars(found["by_role"], {**labels.ROLE, **labels.SUB_ROLE}, search, "role"),
+            "by_team": _bars(teams, wording.TEAM, {**search, "winner": ""}, "winner"),
+            "by_role": _bars(
+                found["by_role"], {**wording.ROLE, **wording.SUB_ROLE}, search, "role"
+            ),
             "ranking": [{**p, "rate_pct": round(100 * p["rate"])} for p in found["ranking"]],
             "most_games": found["most_games"],
             "min_games": filters.min_games,

@@ -2,8 +2,9 @@
 
 It checks the site, gathers the static files if they were never gathered (a page names
 the hashed files that `collectstatic` writes), then becomes daphne (its `daphne` command,
-on `jinro_site.asgi:application`). In the embedded layout (no REDIS_URL) that process
-also runs the deadline sweep that Celery beat runs in production (JINRO_SWEEP_TICKER=1).
+on the application that ASGI_APPLICATION names). In the embedded layout (no REDIS_URL)
+that process also runs the deadline sweep that Celery beat runs in production
+(JINRO_SWEEP_TICKER=1).
 """
 
 import argparse
@@ -64,7 +65,8 @@ class Command(BaseCommand):
         daphne = shutil.which("daphne", path=str(Path(sys.executable).parent)) or "daphne"
         command = [daphne, "--bind", host, "--port", str(port)]
         command += ["--access-log", "-"] if access_log else ["--verbosity", "0"]
-        os.execvp(daphne, [*command, "jinro_site.asgi:application"])
+        module, _dot, name = settings.ASGI_APPLICATION.rpartition(".")
+        os.execvp(daphne, [*command, f"{module}:{name}"])
 
     def gather_static_files(self) -> None:
         """`collectstatic` when the manifest of the hashed files is missing (a first run

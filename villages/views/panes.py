@@ -1,0 +1,153 @@
+"""What the game screen's panes share: the viewer's view, its parts as HTML, the config of
+the page's script, and the upper pane and form panes drawn whole (`screen` draws the panes,
+`actions` runs their forms and buttons and draws a pane again with what they said)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+
+from accounts.models import REFRESH_CHOICES
+from villages import selectors
+from villages.screenview import layout, parts_of
+
+from . import parts as draw
+from . import render as log
+from .common import Prefs, prefs, user_id
+from .standing import local_for
+
+SOUNDS = ("dawn", "revote", "objection", "alert", "start")
+LOWER = ("d-mode", "d-head", "d-time", "d-players", "d-me", "d-deaths", "d-votes")
+UPPER = ("u-mode", "u-where", "u-talk", "u-actions", "u-objection")
+
+
+def view_of(request: HttpRequest, village_id: int) -> selectors.View:
+    return log.view_for(village_id, user_id(request))
+
+
+class Drawn(dict[str, str]):
+    """A pane's parts as HTML for its page, with the digests of what the socket draws."""
+
+    digests: dict[str, str]
+
+
+def draw_parts(request: HttpRequest, view: selectors.View, ids: Iterable[str]) -> Drawn:
+    local = local_for(user_id(request), view.loaded, request.user)
+    drawn = draw.render_parts(parts_of(view), ids, local)
+    # Forms inside parts are drawn once for everyone: the page's own token goes in here.
+    token = f'value="{escape(get_token(request))}" data-csrf'
+    out = Drawn(
+        {k: mark_safe(html.replace('value="" data-csrf', token)) for k, html in drawn.items()}
+    )
+    out.digests = {k: draw.digest(html) for k, html in drawn.items()}
+    return out
+
+
+def by_template(drawn: dict[str, str]) -> dict[str, str]:
+    """Part ids as template variables (`d-head` → `p.d_head`)."""
+    return {k.replace("-", "_"): v for k, v in drawn.items()}
+
+
+def config(
+    request: HttpRequest,
+    view: selectors.View,
+    pane: str,
+    drawn: Drawn | None = None,
+    last_id: int = 0,
+    p: Prefs | None = None,
+) -> dict[str, Any]:
+    """What the page's script needs (given to it with json_script: no name can break out)."""
+    p = p or prefs(request)
+    return {
+        "village": view.village.pk,
+        "pane": pane,
+        "ws": f"/ws/villages/{view.village.pk}/?screen=1",
+        "last": last_id,
+        "lang": get_language(),
+        "refresh": p.refresh,
+        "sound": p.sound,
+        "layout": layout(selectors.state_dict(view)),
+        "sounds": {name: f"/static/villages/sounds/{name}.wav" for name in SOUNDS},
+        "parts": drawn.digests if drawn is not None else {},
+        "marks": selectors.log_marks(view.loaded, view.viewer),
+        "down": reverse("villages:lower", args=[view.village.pk]),
+        "signedIn": request.user.is_authenticated,
+        "texts": {
+            "offline": _("接続が切れました。つなぎ直しています…"),
+            "closed": _("このアカウントは利用停止中です。"),
+        },
+    }
+
+
+def upper_page(
+    request: HttpRequest,
+    view: selectors.View,
+    *,
+    text: str = "",
+    mode: str = "normal",
+    error: str | None = None,
+) -> HttpResponse:
+    """The upper pane: the talk box (with `text` in it again after a refusal), the
+    actions, the controls; 400 with the `error` a form was refused with."""
+    drawn = draw_parts(request, view, UPPER)
+    talk = draw.talk_labels(parts_of(view)["u-talk"])
+    state = view.state
+    context = {
+        "village": view.village,
+        "p": by_template(drawn),
+        "phase": state.phase.value,
+        "heaven": layout(selectors.state_dict(view)) == "heaven",
+        "seated": view.viewer is not None,
+        "text": text,
+        "mode": mode,
+        "placeholder": talk["placeholder"],
+        "talk_label": talk["label"],
+        "prefs": prefs(request),
+        "refresh_choices": REFRESH_CHOICES,
+        "error": error,
+        "form_key": uuid.uuid4().hex,  # one per page drawn: see actions.submit
+        "config": config(request, view, "up", drawn),
+    }
+    return render(request, "villages/upper.html", context, status=400 if error else 200)
+
+
+def form_pane(
+    request: HttpRequest,
+    view: selectors.View,
+    template: str,
+    context: dict[str, Any],
+    *,
+    error: str | None,
+) -> HttpResponse:
+    """The act and kick panes: a form in the lower frame, with its mode line; 400 when the
+    form was refused."""
+    drawn = draw_parts(request, view, ["d-mode"])
+    return render(
+        request,
+        template,
+        {
+            "village": view.village,
+            "phase": view.state.phase.value,  # at night, the night's colours
+            **context,
+            "error": error,
+            "p": by_template(drawn),
+            "prefs": prefs(request),
+            "config": config(request, view, "act", drawn),
+        },
+        status=400 if error else 200,
+    )
+
+
+def seat_entry(no: int, row: Any, **more: Any) -> dict[str, Any]:
+    """A seat as the act and kick pages list it: number, name, icon (and `more`)."""
+    return {"no": no, "name": row.handle_name, "icon": row.icon.url if row.icon else "", **more}
