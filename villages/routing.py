@@ -1,6 +1,6 @@
 from django.urls import path
 
-from villages.consumers import village_socket
+from villages.consumers.endpoint import village_socket
 
 websocket_urlpatterns = [
     path("ws/villages/<int:village_id>/", village_socket),

@@ -10,20 +10,3 @@ has handled every line its viewer may see; a duplicate is skipped, a gap is read
 database before going on, and after the channel layer lost pushes (Redis restarted, a full
 queue) the socket catches up from the database, so that nothing is lost.
 """
-
-from __future__ import annotations
-
-from typing import Any
-
-from .api import ApiSocket
-from .base import query_of
-from .screen import ScreenSocket
-
-
-async def village_socket(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """The ASGI application of `/ws/villages/<id>/`: the flavour the query asks for."""
-    flavour = ScreenSocket if query_of(scope).get("screen", [""])[0] == "1" else ApiSocket
-    await flavour(scope, send).run(receive)
-
-
-__all__ = ["ApiSocket", "ScreenSocket", "village_socket"]

@@ -85,7 +85,40 @@ def whole_number(value: object) -> int | None:
     return number if number >= 0 else None
 
 
-class VillageSocket:
+class ClientLink:
+    """The ASGI WebSocket to the client: frames out, errors in API.md's shape, closing."""
+
+    def __init__(self, send: Any) -> None:
+        self.asgi_send = send
+        self.closed = False
+
+    async def send_texts(self, texts: list[str]) -> None:
+        for text in texts:
+            if self.closed:
+                return
+            await self.asgi_send({"type": "websocket.send", "text": text})
+
+    async def send_frames(self, frames: list[dict[str, Any]]) -> None:
+        await self.send_texts([encode(frame) for frame in frames])
+
+    async def error(self, code: str, message: str) -> None:
+        await self.send_frames([{"type": "error", "error": {"code": code, "message": message}}])
+
+    async def refuse(self, close_code: int, refusal: str) -> None:
+        await self.fail(close_code, *REFUSALS[refusal])
+
+    async def fail(self, close_code: int, code: str, message: str) -> None:
+        await self.error(code, message)
+        await self.close(close_code)
+
+    async def close(self, code: int) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        await self.asgi_send({"type": "websocket.close", "code": code})
+
+
+class VillageSocket(ClientLink):
     """One socket watching one village as one viewer (see the module). Subclasses give
     the flavour: the group of a viewer, the first read, pushes, catch-ups, client frames."""
 
@@ -99,8 +132,8 @@ class VillageSocket:
         return app
 
     def __init__(self, scope: dict[str, Any], send: Any) -> None:
+        super().__init__(send)
         self.scope = scope
-        self.asgi_send = send
         self.query = query_of(scope)
         self.village_id = int(scope["url_route"]["kwargs"]["village_id"])
         self.user_id: int | None = None
@@ -109,7 +142,6 @@ class VillageSocket:
         self.channel = ""
         self.groups: list[str] = []
         self.lock = asyncio.Lock()
-        self.closed = False
         self.hold_task: asyncio.Future[None] | None = None
         self.limiter = TokenBucket(settings.JINRO_WS_BURST, settings.JINRO_WS_PER_MINUTE)
         self.refused = 0
@@ -335,33 +367,6 @@ class VillageSocket:
         await self.layer.group_add(group, self.channel)
         if group not in self.groups:
             self.groups.append(group)
-
-    # -- server -> client -----------------------------------------------------------------
-
-    async def send_texts(self, texts: list[str]) -> None:
-        for text in texts:
-            if self.closed:
-                return
-            await self.asgi_send({"type": "websocket.send", "text": text})
-
-    async def send_frames(self, frames: list[dict[str, Any]]) -> None:
-        await self.send_texts([encode(frame) for frame in frames])
-
-    async def error(self, code: str, message: str) -> None:
-        await self.send_frames([{"type": "error", "error": {"code": code, "message": message}}])
-
-    async def refuse(self, close_code: int, refusal: str) -> None:
-        await self.fail(close_code, *REFUSALS[refusal])
-
-    async def fail(self, close_code: int, code: str, message: str) -> None:
-        await self.error(code, message)
-        await self.close(close_code)
-
-    async def close(self, code: int) -> None:
-        if self.closed:
-            return
-        self.closed = True
-        await self.asgi_send({"type": "websocket.close", "code": code})
 
 
 def _standing(user_id: int) -> tuple[bool, str]:
