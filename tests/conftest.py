@@ -388,3 +388,8 @@ def _test_settings(request: pytest.FixtureRequest) -> None:
     # elsewhere a machine busy with the suite itself must not refuse the tests' writes.
     settings.JINRO_WRITE_WAIT_MS = settings.JINRO_QUEUE_WAIT_MS = UNHURRIED_MS
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # A test's rows are rolled back, and the top page's version with them: what it drew
+    # under a version (kept in this cache) must not be another test's.
+    from django.core.cache import cache
+
+    cache.clear()

@@ -6,6 +6,7 @@ rows to the engine's state and back.
 
 from __future__ import annotations
 
+import uuid
 from functools import lru_cache
 
 from django.conf import settings
@@ -306,3 +307,23 @@ class Answer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.request} ({self.key})"
+
+
+def _new_token() -> str:
+    return uuid.uuid4().hex
+
+
+class Listing(models.Model):
+    """One row: the version of what the top page lists (villages.listing). `number` moves in
+    the transaction of every change the list shows; `token` is new whenever the row is
+    made anew (a restored or emptied database), so that a version is never met twice."""
+
+    token = models.CharField(max_length=32, default=_new_token)
+    number = models.BigIntegerField(default=0)
+
+    class Meta:
+        verbose_name = _("村一覧の版")
+        verbose_name_plural = _("村一覧の版")
+
+    def __str__(self) -> str:
+        return f"{self.token}:{self.number}"

@@ -134,6 +134,9 @@ def test_an_all_bot_village_plays_to_a_winner_without_a_sudden_death(players):
 def test_reasoning_bots_talk_claim_and_say_whom_they_vote_for():
     owner = host()
     village = lifecycle.create_village(user=owner, name="会話", capacity=12)
+    # A fixed seed: the cast and the nights are the same game every run (with a random one,
+    # a seer bitten on night 1 with no wolf pretending left nobody to claim, now and then).
+    Village.objects.filter(pk=village.pk).update(seed=20261205)
     bots.add_bots(village_id=village.pk, user=owner)
     play_out(village.pk)
     talk = list(

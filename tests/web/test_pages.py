@@ -79,6 +79,37 @@ def test_top_page_lists_villages_with_option_icons_and_captions(db):
         assert f'href="{link}' in html, link
 
 
+def test_the_top_pages_lists_are_drawn_once_and_again_when_what_they_show_changes(db):
+    """Visits while nothing changed read no village: the lists are kept under the version
+    of what they show (villages.listing), which a seat, a rename or an information page
+    moves."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from villages.models import Icon
+    from villages.services import lifecycle
+
+    game = waiting_village(n=7, capacity=16)
+    first = Client().get("/").content.decode()
+    assert "7/16" in first and "テスト村" in first
+    with CaptureQueriesContext(connection) as queries:
+        again = Client().get("/").content.decode()
+    listed = first[first.index("<h2>村の一覧</h2>") :]
+    assert listed in again  # the same lists, drawn before
+    read = [q["sql"] for q in queries.captured_queries if "villages_" in q["sql"]]
+    assert len(read) == 1 and "villages_listing" in read[0]  # the version alone
+
+    newcomer = get_user_model().objects.create_user("newcomer", password="pw-Secret-123")
+    icon = Icon.objects.choosable().first()
+    lifecycle.sit(village_id=game.id, user=newcomer, handle_name="新入り", icon_id=icon.pk)
+    assert "8/16" in Client().get("/").content.decode()
+    moderation.edit_village(village_id=game.id, name="改名した村", comment="")
+    renamed = Client().get("/").content.decode()
+    assert "改名した村" in renamed and "テスト村" not in renamed
+    InfoPage.objects.create(slug="manners", title="マナーのページ", body="# マナー")
+    assert "マナーのページ" in Client().get("/").content.decode()
+
+
 # --- create and sit ------------------------------------------------------------------------
 
 

@@ -22,7 +22,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from villages import line_numbers, wording
+from villages import line_numbers, listing, wording
 from villages.engine import GameState, Phase, Post, Step
 from villages.engine import game as engine
 from villages.engine import visibility as vis
@@ -166,6 +166,8 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
     )
     if saved != 1:
         raise _VersionConflict()
+    if listing.listed_fields_changed(village, fields):
+        listing.changed()  # the top page's list shows it
     for name, value in fields.items():
         setattr(village, name, value)
     village.version += 1
@@ -221,6 +223,8 @@ def edit_village(village_id: int, change: Callable[[Village], dict[str, Any]]) -
             ):
                 continue  # a command saved first (SQLite takes no row lock): on its version
             after = Loaded(updated, before.rows, before.state, kicked_users=before.kicked_users)
+            if listing.listed_fields_changed(village, fields):
+                listing.changed()
             push.after_commit(_committed, before, after, (), [])
             return
     raise Busy()

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
 from django.templatetags.static import static
+from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from jinro_site.apiauth import client_ip
-from villages import selectors, wording
+from villages import listing, selectors, wording
 from villages.engine import RuleError
 from villages.engine.cast import OPTION_FLAGS, option_minimums
 from villages.forms import CreateVillageForm, LogSearchForm, SeatForm
@@ -24,6 +30,8 @@ from villages.services.config import rules
 
 from .common import error_page, user_id
 from .standing import kicked_how
+
+logger = logging.getLogger(__name__)
 
 
 def option_icons(options: dict[str, Any]) -> list[dict[str, str]]:
@@ -67,17 +75,30 @@ PRACTICE_FILTERS = {"only": True, "none": False}  # ?practice=only|none; anythin
 
 
 def index(request: HttpRequest) -> HttpResponse:
+    practice = request.GET.get("practice", "")
+    if practice not in PRACTICE_FILTERS:
+        practice = ""
+    return render(request, "villages/index.html", {"listed": _listed(practice)})
+
+
+LISTED_FOR = 300  # seconds a drawn list is kept (it is drawn anew as soon as it changes)
+
+
+def _listed(practice: str) -> str:
+    """The top page's lists (villages waiting or playing, the latest ended, the information
+    pages), the same for every visitor: drawn once per version of what they show
+    (`villages.listing`) and language, and kept in Django's cache."""
+    key = f"jinro:index:{listing.version()}:{get_language()}:{practice}"
+    found = _cached(key)
+    if found is not None:
+        return mark_safe(found)
     active = selectors.villages().filter(
         status__in=[Village.Status.WAITING, Village.Status.PLAYING]
     )
-    practice = request.GET.get("practice", "")
-    if practice in PRACTICE_FILTERS:
+    if practice:
         active = active.filter(practice=PRACTICE_FILTERS[practice])
-    else:
-        practice = ""
-    return render(
-        request,
-        "villages/index.html",
+    html = render_to_string(
+        "villages/index_lists.html",
         {
             "practice": practice,
             "villages": _rows(active[:100]),
@@ -85,6 +106,17 @@ def index(request: HttpRequest) -> HttpResponse:
             "pages": InfoPage.objects.filter(published=True),
         },
     )
+    with contextlib.suppress(Exception):  # a cache that is away: drawn again next time
+        cache.set(key, html, LISTED_FOR)
+    return mark_safe(html)
+
+
+def _cached(key: str) -> str | None:
+    try:
+        return cache.get(key)
+    except Exception:  # the cache (Redis) is away: the page is drawn, not refused
+        logger.warning("top page: the cache is unreachable", exc_info=True)
+        return None
 
 
 PER_PAGE = 50
