@@ -11,6 +11,7 @@ user brings along, so that a check costs no query when the user has no ban in fo
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -47,8 +48,11 @@ def describe(ban: Ban) -> str:
 
 def _summary(user: Any) -> dict[str, str | None]:
     """The user's summary of bans in force (kind -> end), from its profile: read with the
-    user where the user was read with `select_related("profile")` (the session's user, a
-    token's user), else one query."""
+    user where the user was (a token's user brings it as `profile_bans`; the session's
+    user comes with `select_related("profile")`), else one query."""
+    along = getattr(user, "profile_bans", None)
+    if along is not None:
+        return json.loads(along) if isinstance(along, str) else dict(along)
     try:
         profile = user.profile
     except Profile.DoesNotExist:

@@ -231,17 +231,22 @@ class Site:
 
 
 def start_site(
-    work: Path, *args: str, env: dict[str, str] | None = None, ticker: bool = False
+    work: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    ticker: bool = False,
+    code: Path | None = None,
 ) -> Site:
     """`manage.py runsite` (daphne) on the bench's database, without access log (and
-    without the embedded sweep ticker unless asked)."""
+    without the embedded sweep ticker unless asked); of the checkout `code` (this one by
+    default), to compare two versions of the site on one database."""
     port = free_port()
     log = work / f"site-{port}.log"
     quiet = ["--no-access-log"] + ([] if ticker else ["--no-ticker"])
     command = [sys.executable, "manage.py", "runsite", *quiet, *args]
     popen = subprocess.Popen(
         [*command, "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT,
+        cwd=code or ROOT,
         env=dict(os.environ) | {"PYTHONUNBUFFERED": "1"} | (env or {}),
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,

@@ -19,6 +19,8 @@ app.autodiscover_tasks()
 @worker_process_shutdown.connect
 def _close_process_loop(**_kwargs: object) -> None:
     # Let the channel layer close its Redis connections with the loop that opened them.
+    # (Imported here: this module is imported by jinro_site/__init__.py, before Django is
+    # set up, and the runtime imports the channel layers' machinery.)
     from jinro_site.runtime import stop_process_loop
 
     stop_process_loop()

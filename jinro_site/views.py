@@ -10,9 +10,12 @@ from channels.layers import get_channel_layer
 from django.db import connection
 from django.http import HttpRequest, HttpResponsePermanentRedirect, JsonResponse
 from django.templatetags.static import static
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
+
+from villages.services.errors import Overloaded
 
 logger = logging.getLogger(__name__)
 
@@ -99,7 +102,6 @@ def error_answer(request_path: str, status: int, code: str, message: str, title:
 def _refusal(status: int, code: str, message: str, title: str, doc: str):
     """A handler answering `status` with the site's own page (API.md's shape under /api/);
     `message` and `title` are msgids, translated for each request."""
-    from django.utils.translation import gettext as _
 
     def handler(request: HttpRequest, *args: object, **kwargs: object):
         return error_answer(request.path, status, code, _(message), _(title))
@@ -150,8 +152,6 @@ csrf_failure = _refusal(
 
 def server_error(request: HttpRequest):
     """handler500: nothing of what went wrong is shown (it is in the log)."""
-    from django.utils.translation import gettext as _
-
     return error_answer(
         request.path,
         500,
@@ -163,10 +163,6 @@ def server_error(request: HttpRequest):
 
 def overloaded(path: str):
     """A request refused before it ran because the site is past its capacity."""
-    from django.utils.translation import gettext as _
-
-    from villages.services.errors import Overloaded
-
     message = _(Overloaded.default_message)
     response = error_answer(path, 503, Overloaded.code, message, _("混み合っています"))
     response["Retry-After"] = "1"

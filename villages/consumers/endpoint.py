@@ -13,4 +13,3 @@ async def village_socket(scope: dict[str, Any], receive: Any, send: Any) -> None
     """The ASGI application of `/ws/villages/<id>/`: the flavour the query asks for."""
     flavour = ScreenSocket if query_of(scope).get("screen", [""])[0] == "1" else ApiSocket
     await flavour(scope, send).run(receive)
-

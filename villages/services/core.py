@@ -17,7 +17,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from django.db import IntegrityError, OperationalError, transaction
+from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_noop
@@ -83,11 +83,7 @@ def run_posting(
     for _ in range(RETRIES):
         try:
             with gate.write_turn(village_id), transaction.atomic():
-                village = (
-                    Village.objects.select_for_update(skip_locked=skip_locked)
-                    .filter(pk=village_id)
-                    .first()
-                )
+                village = _locked_village(village_id, skip_locked=skip_locked)
                 if village is None:
                     raise NotFound(gettext_noop("村が見つかりません。"))
                 loaded = snapshot(village)
@@ -112,6 +108,20 @@ def run_posting(
                 raise
             raise Overloaded() from error
     raise Busy()
+
+
+def _locked_village(village_id: int, *, skip_locked: bool) -> Village | None:
+    """The village's row, locked until the transaction ends (PostgreSQL's FOR UPDATE; on
+    SQLite the gate is the lock, and the version's compare-and-set holds on both). Every
+    command reads it, so it is written as SQL (Manager.raw): a third of what the ORM's
+    `select_for_update().filter().first()` costs to build."""
+    if not -(2**63) <= village_id < 2**63:
+        return None  # no row has an id its column cannot hold (as the ORM's lookup says)
+    lock = ""
+    if connection.vendor == "postgresql":
+        lock = " FOR UPDATE SKIP LOCKED" if skip_locked else " FOR UPDATE"
+    sql = f'SELECT * FROM "{Village._meta.db_table}" WHERE id = %s{lock}'
+    return next(iter(Village.objects.raw(sql, [village_id])), None)
 
 
 def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
