@@ -185,8 +185,9 @@ class Process:
     stop = Site.stop
 
 
-def start_daphne(log_dir: Path) -> Site:
-    return start_site(log_dir)
+def start_daphne(log_dir: Path, gc_thresholds: str | None = None) -> Site:
+    """A daphne of the site; `gc_thresholds`: its GC_THRESHOLDS (README), else the default."""
+    return start_site(log_dir, env={"GC_THRESHOLDS": gc_thresholds} if gc_thresholds else None)
 
 
 # --- Posting ---------------------------------------------------------------------------------
@@ -785,6 +786,10 @@ def main() -> None:
         choices=("sockets", "posts"),
         help="sample the first daphne holding the sockets, or taking the posts, with py-spy",
     )
+    parser.add_argument(
+        "--post-gc",
+        help="GC_THRESHOLDS of the daphnes taking the POSTs (e.g. 5000,20,100; README)",
+    )
     args = parser.parse_args()
     if args.poster:
         service_poster()
@@ -807,7 +812,7 @@ def main() -> None:
     post_urls = []
     if args.post_via == "http":
         for n in range(args.post_nodes):
-            posts = start_daphne(log_dir)
+            posts = start_daphne(log_dir, args.post_gc)
             processes[f"daphne (posts{'' if args.post_nodes == 1 else f' {n + 1}'})"] = posts
             post_urls.append(posts.url)
         how = f"POST to {args.post_nodes} other daphne(s)"

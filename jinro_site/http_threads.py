@@ -106,6 +106,14 @@ async def read_body(receive: Any) -> Any:
     return body
 
 
+def body_length(body: Any) -> int:
+    at = body.tell()
+    body.seek(0, 2)
+    length = body.tell()
+    body.seek(at)
+    return length
+
+
 def environ(scope: dict[str, Any], body: Any) -> dict[str, Any]:
     """PEP 3333's environ for an ASGI HTTP scope (the ASGI specification's mapping)."""
     root = scope.get("root_path", "")
@@ -139,4 +147,6 @@ def environ(scope: dict[str, Any], body: Any) -> dict[str, Any]:
         if key in env:
             value = f"{env[key]}{'; ' if key == 'HTTP_COOKIE' else ','}{value}"
         env[key] = value
+    if "CONTENT_LENGTH" not in env:  # a chunked body: daphne gave it whole, this long
+        env["CONTENT_LENGTH"] = str(body_length(body))
     return env

@@ -18,8 +18,8 @@ configured with the same CONFIG (`hosts`, `prefix`, ...), and adds:
   it holds in Redis keys of the site's own (`<prefix>listen:<group>`, a sorted set of
   processes by the time their word lapses), renewed while it holds them.
 * **`post_many(sends)`**: one commit's `group_send`s from synchronous code (request
-  threads, tasks), run on this process's long-lived event loop (`jinro_site.runtime`),
-  one commit after another in the order they come, the groups of one commit at once.
+  threads, tasks, the ticker), run in the calling thread on an event loop it keeps, the
+  groups of one commit at once.
 
 channels-redis logs each failed read of its receive loop with a traceback, once a second
 while Redis is away: `jinro_site.logfilters.QuietRedisOutage` turns that into one warning.
@@ -36,6 +36,7 @@ import itertools
 import logging
 import os
 import socket
+import threading
 import time
 import uuid
 import weakref
@@ -73,7 +74,7 @@ class RedisChannelLayer:
         )
         self.clients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         self.sync_client: Any = None
-        self.commit_turn: asyncio.Lock | None = None
+        self.thread_loops = threading.local()  # each publishing thread's event loop
         self.unsaid = False  # a word that this process listens was not written: say it again
 
     # -- the layer API, passed on --------------------------------------------------------
@@ -172,19 +173,27 @@ class RedisChannelLayer:
     # -- publishing from synchronous code ------------------------------------------------
 
     def post_many(self, sends: list[tuple[str, dict[str, Any]]]) -> bool:
-        """`group_send` of each (group, message), from synchronous code; commits are sent
-        one after another, in the order they come (see the module)."""
-        run_on_process_loop(self._send_commit(sends))
+        """`group_send` of each (group, message), from synchronous code, in this thread: on
+        an event loop the thread keeps for it (channels-redis keeps its connections per
+        loop), so that a commit's sends never wait for another thread's turn at the GIL.
+        The caller's order holds: a village's commits push one after another (the gate
+        holds its turn until the push is sent), and a commit's groups take one each."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            loop = getattr(self.thread_loops, "loop", None)
+            if loop is None:
+                loop = self.thread_loops.loop = asyncio.new_event_loop()
+            loop.run_until_complete(self._send_commit(sends))
+        else:  # called from a coroutine's thread: its loop is not ours to run
+            run_on_process_loop(self._send_commit(sends))
         return True
 
     async def _send_commit(self, sends: list[tuple[str, dict[str, Any]]]) -> None:
-        if self.commit_turn is None:
-            self.commit_turn = asyncio.Lock()
-        async with self.commit_turn:
-            outcomes = await asyncio.gather(
-                *(self.layer.group_send(group, message) for group, message in sends),
-                return_exceptions=True,
-            )
+        outcomes = await asyncio.gather(
+            *(self.layer.group_send(group, message) for group, message in sends),
+            return_exceptions=True,
+        )
         failed = [o for o in outcomes if isinstance(o, BaseException)]
         if failed:
             raise failed[0]

@@ -100,6 +100,31 @@ def tune_gc_for_a_server() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*thresholds)
+    slow = os.environ.get("GC_LOG_MS", "").strip()
+    if slow.isdigit():
+        gc.callbacks.append(_SlowCollections(int(slow)))
+
+
+class _SlowCollections:
+    """GC_LOG_MS=<ms>: each garbage collection that held the process longer is logged (its
+    generation, duration and what it freed), to tune GC_THRESHOLDS against the pauses."""
+
+    def __init__(self, slower_than_ms: int) -> None:
+        self.slower_than = slower_than_ms / 1000
+        self.started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self.started = time.perf_counter()
+            return
+        took = time.perf_counter() - self.started
+        if took >= self.slower_than:
+            logger.warning(
+                "garbage collection of generation %d took %.1f ms (%d collected)",
+                info["generation"],
+                took * 1000,
+                info["collected"],
+            )
 
 
 def gc_thresholds() -> tuple[int, int, int]:
