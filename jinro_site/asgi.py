@@ -22,7 +22,7 @@ from django.conf import settings  # noqa: E402
 from jinro_site.http_threads import ThreadedWSGI  # noqa: E402
 from jinro_site.media_asgi import MediaFiles  # noqa: E402
 from jinro_site.runtime import SweepTicker, tune_gc_for_a_server  # noqa: E402
-from jinro_site.wsorigin import SessionOriginValidator, SessionUser  # noqa: E402
+from jinro_site.wsorigin import KnownPaths, SessionOriginValidator, SessionUser  # noqa: E402
 from villages.routing import websocket_urlpatterns  # noqa: E402
 from villages.tasks import run_sweep  # noqa: E402
 
@@ -31,7 +31,10 @@ pages = ThreadedWSGI(django_wsgi)
 application = ProtocolTypeRouter(
     {
         "http": MediaFiles(pages) if settings.JINRO_SERVE_STATIC else pages,
-        "websocket": SessionOriginValidator(SessionUser(URLRouter(websocket_urlpatterns))),
+        "websocket": KnownPaths(
+            SessionOriginValidator(SessionUser(URLRouter(websocket_urlpatterns))),
+            urlconf="villages.routing",
+        ),
     }
 )
 

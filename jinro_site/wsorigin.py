@@ -1,10 +1,11 @@
-"""Who opens a WebSocket, and which handshakes must come from one of our own pages."""
+"""Who opens a WebSocket, which handshakes must come from one of our own pages, and which
+addresses have a socket at all."""
 
 from __future__ import annotations
 
 from importlib import import_module
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from channels.db import database_sync_to_async
 from channels.security.websocket import AllowedHostsOriginValidator
@@ -12,6 +13,7 @@ from django.conf import settings
 from django.contrib.auth import get_user
 from django.http import HttpRequest
 from django.http.cookie import parse_cookie
+from django.urls import Resolver404, resolve
 
 
 class SessionOriginValidator:
@@ -31,7 +33,70 @@ class SessionOriginValidator:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
         if _has_token(scope) or not _has_origin(scope):
             return await self.application(scope, receive, send)
-        return await self.checked(scope, receive, send)
+        if not same_origin(scope):
+            return await refuse(receive, send)
+        return await self.checked(scope, receive, send)  # and a host of ALLOWED_HOSTS
+
+
+def same_origin(scope: dict[str, Any]) -> bool:
+    """The handshake's Origin is this site as the browser reached it — scheme, host and
+    port, as Django's CSRF check compares them — or one of CSRF_TRUSTED_ORIGINS."""
+    origin = _header(scope, b"origin").strip().lower()
+    if origin in {o.lower() for o in settings.CSRF_TRUSTED_ORIGINS}:
+        return True
+    host = _header(scope, b"host").lower()
+    if not host:
+        return True  # not a browser (browsers always send Host): only ALLOWED_HOSTS applies
+    secure = scope.get("scheme") in ("wss", "https") or _forwarded_https(scope)
+    scheme = "https" if secure else "http"
+    return _normal(origin) == _normal(f"{scheme}://{host}")
+
+
+def _normal(origin: str) -> tuple[str, str]:
+    """(scheme, host[:port]) without the scheme's default port."""
+    parts = urlsplit(origin)
+    netloc = parts.netloc
+    default = {"http": ":80", "https": ":443"}.get(parts.scheme, "")
+    if default and netloc.endswith(default):
+        netloc = netloc[: -len(default)]
+    return parts.scheme, netloc
+
+
+def _forwarded_https(scope: dict[str, Any]) -> bool:
+    """The front server says the visitor came over HTTPS (SECURE_PROXY_SSL_HEADER)."""
+    proxy = settings.SECURE_PROXY_SSL_HEADER
+    if not proxy:
+        return False
+    name, value = proxy
+    header = name.removeprefix("HTTP_").lower().replace("_", "-").encode("latin-1")
+    return _header(scope, header) == value
+
+
+def _header(scope: dict[str, Any], name: bytes) -> str:
+    found = next((v for k, v in scope.get("headers", []) if k == name), b"")
+    return found.decode("latin-1")
+
+
+async def refuse(receive: Any, send: Any) -> None:
+    """Close the handshake before accepting it (daphne answers it 403)."""
+    if (await receive())["type"] == "websocket.connect":
+        await send({"type": "websocket.close", "code": 4403})
+
+
+class KnownPaths:
+    """A handshake to an address that has no socket (`/ws/nowhere/`) is refused, where the
+    router would fail with an error (an HTTP 500 from daphne)."""
+
+    def __init__(self, application: Any, urlconf: str) -> None:
+        self.application = application
+        self.urlconf = urlconf
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        try:
+            resolve(scope["path"], urlconf=self.urlconf)
+        except Resolver404:
+            return await refuse(receive, send)
+        return await self.application(scope, receive, send)
 
 
 def _has_token(scope: dict[str, Any]) -> bool:

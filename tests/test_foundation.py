@@ -306,6 +306,40 @@ async def test_websocket_from_another_origin_is_refused():
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("origin", "host", "accepted"),
+    [
+        (b"http://127.0.0.1:8000", b"127.0.0.1:8000", True),
+        (b"http://127.0.0.1:8081", b"127.0.0.1:8000", False),  # another port: another site
+        (b"https://127.0.0.1:8000", b"127.0.0.1:8000", False),  # another scheme
+        (b"http://localhost:8000", b"127.0.0.1:8000", False),  # another host
+    ],
+    ids=["same", "port", "scheme", "host"],
+)
+async def test_a_session_socket_must_come_from_this_very_origin(origin, host, accepted):
+    """As Django's CSRF check compares an Origin: scheme, host and port."""
+    from jinro_site.asgi import application
+
+    village_id = await database_sync_to_async(new_village_id)()
+    communicator = WebsocketCommunicator(
+        application, f"/ws/villages/{village_id}/", headers=[(b"origin", origin), (b"host", host)]
+    )
+    connected, _ = await communicator.connect()
+    assert connected is accepted
+    await communicator.disconnect()
+
+
+@pytest.mark.parametrize("path", ["/ws/nowhere/1/", "/ws/villages/notanumber/", "/ws/"])
+async def test_a_handshake_to_an_address_without_a_socket_is_refused(path):
+    """Refused, not answered with an error (daphne's 500)."""
+    from jinro_site.asgi import application
+
+    communicator = WebsocketCommunicator(application, path)
+    connected, code = await communicator.connect()
+    assert (connected, code) == (False, 4403)
+
+
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("origin", [None, b"http://bot.example"], ids=["no-origin", "elsewhere"])
 async def test_a_token_client_connects_whatever_its_origin(origin):
     """Bots and apps (API.md) send no Origin, or their own: their token says who they are."""
@@ -415,7 +449,7 @@ def test_daphne_server_answers_http_and_websocket(daphne_server):
         import websockets
 
         ws_url = daphne_server.replace("http", "ws") + f"/ws/villages/{village_id}/"
-        async with websockets.connect(ws_url, origin="http://127.0.0.1") as socket:
+        async with websockets.connect(ws_url, origin=daphne_server) as socket:
             assert json.loads(await asyncio.wait_for(socket.recv(), 10))["type"] == "state"
             await socket.ping()
 
@@ -433,7 +467,7 @@ def test_group_event_reaches_a_socket_of_the_daphne_process(daphne_server):
         layer = get_channel_layer()
         ws_url = daphne_server.replace("http", "ws") + f"/ws/villages/{village_id}/"
         try:
-            async with websockets.connect(ws_url, origin="http://127.0.0.1") as socket:
+            async with websockets.connect(ws_url, origin=daphne_server) as socket:
                 assert json.loads(await asyncio.wait_for(socket.recv(), 10))["type"] == "state"
                 await socket.send(json.dumps({"type": "ping"}))
                 await layer.group_send(viewer_group(village_id, None), cue(3))

@@ -12,8 +12,6 @@ from typing import Any
 
 import websockets
 
-ORIGIN = "http://127.0.0.1"
-
 
 def api(base: str, method: str, path: str, token: str | None, body: dict | None = None) -> Any:
     request = urllib.request.Request(
@@ -81,7 +79,7 @@ class LiveClient:
             url += f"?token={self.token}"
         while True:
             try:
-                async with websockets.connect(url, origin=ORIGIN, open_timeout=5) as socket:
+                async with websockets.connect(url, origin=self.base, open_timeout=5) as socket:
                     self._socket = socket
                     await socket.send(json.dumps({"type": "resume", "after": self.last}))
                     async for raw in socket:

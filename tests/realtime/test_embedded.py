@@ -40,7 +40,7 @@ def test_the_in_process_ticker_settles_a_due_village_and_its_sockets_hear_it(dap
         import websockets
 
         frames = []
-        async with websockets.connect(url, origin="http://127.0.0.1") as socket:
+        async with websockets.connect(url, origin=daphne_server) as socket:
             frames.append(json.loads(await asyncio.wait_for(socket.recv(), 10)))
             await socket.send(json.dumps({"type": "ping"}))
             # Only now is the village due: the ticker must find it by its deadline_at.

@@ -215,3 +215,19 @@ def test_control_characters_are_refused_in_lines_and_bidi_controls_in_names(day_
     with pytest.raises(Exception, match="制御文字"):
         lifecycle.create_village(user=newcomer, name="\u202e村", capacity=8)
     assert not Village.objects.filter(name__contains="\u202e").exists()
+
+
+def test_runsite_gathers_the_static_files_when_they_were_never_gathered(settings, tmp_path):
+    """Without `collectstatic` every page answered 500 (the manifest of hashed names was
+    missing), the error page too: runsite gathers them first."""
+    from django.contrib.staticfiles.storage import staticfiles_storage
+
+    from villages.management.commands.runsite import Command
+
+    settings.DEBUG = False
+    settings.STATIC_ROOT = str(tmp_path / "static")
+    manifest = tmp_path / "static" / staticfiles_storage.manifest_name
+    assert not manifest.exists()
+    Command().gather_static_files()
+    assert manifest.exists()
+    assert (tmp_path / "static" / "villages" / "js").is_dir()

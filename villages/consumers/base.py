@@ -161,7 +161,7 @@ class VillageSocket(ClientLink):
             logger.warning("village %s: channel layer unavailable: %s", self.village_id, error)
             await self.asgi_send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN})
             return
-        listening = asyncio.ensure_future(self.or_close(self.listen()))
+        listening = asyncio.ensure_future(self.or_close(self.listen))
         try:
             await self.asgi_send({"type": "websocket.accept"})
             await self.open()
@@ -189,12 +189,12 @@ class VillageSocket(ClientLink):
                 if not self.session.hold(message):
                     await self.apply(message)
 
-    async def or_close(self, work: Coroutine[Any, Any, None]) -> None:
+    async def or_close(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Work the socket does beside its client's frames (pushes, a held release). If it
         fails, the log says why and the socket is closed (1011), so that its client
         connects again and catches up: a socket whose pushes stopped must not look alive."""
         try:
-            await work
+            await work()
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -321,7 +321,7 @@ class VillageSocket(ClientLink):
     # -- holding pushes until the client says where it stands -----------------------------
 
     def hold_a_while(self) -> None:
-        self.hold_task = asyncio.ensure_future(self.or_close(self._release_later()))
+        self.hold_task = asyncio.ensure_future(self.or_close(self._release_later))
 
     async def _release_later(self) -> None:
         await asyncio.sleep(self.HOLD_SECONDS)

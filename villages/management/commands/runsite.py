@@ -71,7 +71,7 @@ class Command(BaseCommand):
     def gather_static_files(self) -> None:
         """`collectstatic` when the manifest of the hashed files is missing (a first run
         without bin/run): without it every page would fail."""
-        if settings.DEBUG or not settings.JINRO_SERVE_STATIC:
+        if settings.DEBUG:  # pages name the files as they are, no manifest is read
             return
         manifest = Path(settings.STATIC_ROOT) / staticfiles_storage.manifest_name
         if not manifest.exists():
