@@ -44,6 +44,17 @@ def _whole(value: Any) -> Any:
 Int = Annotated[int, BeforeValidator(_whole)]
 
 
+def _an_object(value: Any) -> Any:
+    # A part of a body that is a JSON object (`options`): "abc", 5 or a list is a bad
+    # request, not an object with every field at its default.
+    if not isinstance(value, dict):
+        raise PydanticCustomError("model_type", "a JSON object")
+    return value
+
+
+AnObject = BeforeValidator(_an_object)
+
+
 class Body(Schema):
     """A JSON body taken as typed: `"capacity": "8"` or `"cupid": "yes"` is a bad request,
     not something to guess at (API.md gives every field's JSON type); and no text of it

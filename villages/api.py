@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema, Status
 from pydantic import create_model
 
 from jinro_site.apiauth import client_ip, optional_user, require_user
-from jinro_site.apischema import NO_NUL, READ, WRITE, Body, Int, answers, limits
+from jinro_site.apischema import NO_NUL, READ, WRITE, AnObject, Body, Int, answers, limits
 from villages import bots, selectors
 from villages.engine import MAX_PLAYERS, MIN_PLAYERS, speech
 from villages.engine.cast import OPTION_FLAGS
@@ -74,7 +74,7 @@ class VillageIn(Body):
     name: str = Field(..., **limits(min_length=1, max_length=60, pattern=NAME))
     comment: str = Field("", **limits(max_length=200, pattern=NO_CONTROLS))
     capacity: Int = Field(..., **limits(ge=MIN_PLAYERS, le=MAX_PLAYERS))
-    options: OptionsIn = Field(default_factory=OptionsIn)
+    options: Annotated[OptionsIn, AnObject] = Field(default_factory=OptionsIn)
 
 
 class SeatIn(Body):

@@ -181,6 +181,17 @@ CASES: dict[str, Case] = {
             "POST", "villages", {"name": "村", "capacity": 8, "options": {"cupid": "yes"}}
         ),
     ),
+    # Options that are no object made a village with every option off (issue 32, item 15).
+    **{
+        f"bad_request-options-{name}": Case(
+            "bad_request",
+            "waiting",
+            lambda t, value=value: t.host.send(
+                "POST", "villages", {"name": "村", "capacity": 8, "options": value}
+            ),
+        )
+        for name, value in (("a-word", "abc"), ("a-number", 5), ("a-list", ["cupid"]))
+    },
     "bad_request-cast-seat-not-a-number": Case(
         "bad_request",
         "full",
