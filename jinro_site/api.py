@@ -6,6 +6,7 @@ import functools
 import logging
 from collections.abc import Callable
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.urls import reverse
@@ -96,6 +97,13 @@ def on_rule_error(request: HttpRequest, exc: RuleError) -> HttpResponse:
     if exc.code in RETRY_AFTER:
         response["Retry-After"] = str(RETRY_AFTER[exc.code])
     return response
+
+
+@api.exception_handler(RequestDataTooBig)
+def on_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+    """A body past DATA_UPLOAD_MAX_MEMORY_SIZE: refused (413), nothing read, no fault."""
+    message = gettext_noop("リクエストの本文が大きすぎます。")
+    return error_response(request, "request_too_large", message, 413)
 
 
 @api.exception_handler(Exception)

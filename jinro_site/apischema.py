@@ -29,6 +29,7 @@ ERROR_CODES = {
         "conflict",
     ],
     429: ["rate_limited"],
+    413: ["request_too_large"],
     500: ["server_error"],
     503: ["overloaded"],
 }

@@ -403,3 +403,28 @@ def test_an_error_changes_nothing(api: Api, settings, where: str):
             failures.append(f"{case_id}: the village changed")
         before = after
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.django_db
+def test_a_body_too_big_is_refused_413_in_the_apis_shape_and_logs_no_error(client, caplog):
+    """A 3 MB JSON body answered 500 and logged a traceback (issue 32, item 14): Django
+    refuses to read it, and the API says so."""
+    import json as json_module
+    import logging
+
+    from accounts.services import register
+
+    _user, token = register(username="big-body", password="pw-Secret-123", ip=None)
+    body = json_module.dumps({"text": "あ" * 1_000_000, "channel": "talk"})
+    with caplog.at_level(logging.WARNING):
+        response = client.post(
+            "/api/v1/villages/1/messages",
+            body,
+            content_type="application/json",
+            HTTP_HOST="127.0.0.1",
+            HTTP_AUTHORIZATION=f"Token {token}",
+        )
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "request_too_large"
+    assert response.json()["error"]["message"]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
