@@ -66,6 +66,21 @@ def test_a_talk_ban_refuses_talk_but_not_votes(api: Api):
     assert talker.send("POST", table.path("start-vote")).status == 200
 
 
+def test_a_talk_ban_stops_an_objection_too(api: Api):
+    """異議あり is a line to everyone, with a sound (issue 32, item 2); the screen's button
+    is disabled and says why."""
+    table = open_village(api, players=8, start=False)
+    talker = table.player(3)
+    ban(talker.username, Ban.Kind.TALK, reason="荒らし")
+    refused(talker.send("POST", table.path("objection")), "荒らし")
+    page = Client()
+    page.force_login(get_user_model().objects.get(username=talker.username))
+    upper = page.get(f"/villages/{table.id}/up/", HTTP_HOST="127.0.0.1").content.decode()
+    button = upper[upper.index('id="objection-button"') :]
+    button = button[: button.index(">")]
+    assert " disabled" in button and "異議ありは使えません" in button
+
+
 def test_a_play_ban_refuses_sitting_and_voting(api: Api):
     table = open_village(api, players=7, capacity=8, start=False)
     newcomer = api.register()

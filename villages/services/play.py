@@ -89,8 +89,10 @@ def post_message(
 
 
 def object_(*, village_id: int, user: AbstractBaseUser) -> int:
-    """異議あり: returns the objections left."""
+    """異議あり: returns the objections left. An objection is a line to everyone, with a
+    sound: a talk ban stops it too."""
     bans.check(user, "play")
+    bans.check(user, "talk")
 
     def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, int]:
         seat = core.user_seat(loaded, user).seat_no
