@@ -21,9 +21,9 @@ posts:
   `--post-nodes N` spreads the POSTs over N such daphnes, as N posting nodes would:
   a village's POSTs to its own node (`--routing village`, as deploy/nginx routes them),
   or each to any node (`--routing random`).
-* `--post-via service`: a separate process calls the posting service directly, on one
-  long-lived event loop, as a Celery worker or a bot inside the site would: the same
-  commit and push, without the HTTP request around them.
+* `--post-via service`: a separate process calls the posting service directly, as a
+  Celery worker or a bot inside the site would: the same commit and push, without the
+  HTTP request around them.
 
 The villages are 22-player games at night 1 (a fixed cast with three wolves): each post
 is a wolf's line, which its village's 22 sockets receive as the wolf line (wolves) or a
@@ -286,7 +286,6 @@ def service_poster() -> None:
 
     from django.contrib.auth import get_user_model
 
-    from jinro_site.runtime import run_sync_on_loop
     from villages.services import play
 
     gc.set_threshold(*gc_thresholds())  # as a daphne of the site does
@@ -298,7 +297,7 @@ def service_poster() -> None:
         sent = time.monotonic()
         try:
             post = partial(play.post_message, village_id=village_id, user=users[user_id])
-            posted = run_sync_on_loop(partial(post, text=f"遠吠え{n}"))
+            posted = post(text=f"遠吠え{n}")  # it pushes from this thread, as a task does
             print(f"sent {village_id} {posted.number} {sent!r}", flush=True)
         except Exception as error:
             print(f"error {error!r}", flush=True)

@@ -3,9 +3,10 @@
 * Pushes leave from synchronous code (a request's thread, the sweep, a Celery task):
   `publish(sends)` hands one commit's sends to the layer's `post_many` (the site's layers,
   `jinro_site.memory_layer` and `jinro_site.redis_layer`), and `listening(groups)` asks
-  it who listens. A layer that needs an event loop for that (Redis: its connections
-  belong to a loop) uses this process's long-lived loop (`process_loop()`), never a
-  fresh loop per send ("Event loop is closed", django/channels_redis#332).
+  it who listens. The Redis layer runs a commit's sends on an event loop the calling
+  thread keeps; a layer of another kind gets its `group_send`s on this process's
+  long-lived loop (`process_loop()`) — never on a fresh loop per send ("Event loop is
+  closed", django/channels_redis#332).
 * `SweepTicker`: the embedded site's clock, a thread that runs the deadline sweep every
   JINRO_SWEEP_INTERVAL seconds (Celery beat does it in production).
 * `tune_gc_for_a_server()`: fewer garbage collections in a process holding many sockets.

@@ -1,8 +1,8 @@
 """Celery tasks: thin adapters that only call services.
 
-A task's pushes leave through the channel layer's `post_many`, on the worker process's
-long-lived event loop (`jinro_site.runtime`); Celery's Django fixup closes stale database
-connections around each task.
+A task's pushes leave through the channel layer's `post_many`, from the task's own thread
+(`jinro_site.runtime.publish`); Celery's Django fixup closes stale database connections
+around each task.
 """
 
 from celery import shared_task

@@ -124,13 +124,6 @@ class VillageSocket(ClientLink):
 
     HOLD_SECONDS = 0.5
 
-    @classmethod
-    def as_asgi(cls) -> Callable[..., Coroutine[Any, Any, None]]:
-        async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-            await cls(scope, send).run(receive)
-
-        return app
-
     def __init__(self, scope: dict[str, Any], send: Any) -> None:
         super().__init__(send)
         self.scope = scope

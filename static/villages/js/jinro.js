@@ -1,6 +1,6 @@
 /* The game screen's live updates (SPEC §10). One file for the frame page and every pane.
  *
- * The server draws everything: its socket (?screen=1, see villages/consumers.py) sends
+ * The server draws everything: its socket (?screen=1, see villages/consumers/screen.py) sends
  * ready HTML parts, which this script puts in place by id, and new lines, which it adds to
  * their log. It builds no line and never downloads a pane because something changed.
  *
