@@ -95,9 +95,38 @@ def partners_of(state: GameState, no: int) -> list[int]:
     return sorted(known - {no})
 
 
+def _night_death(state: GameState, no: int, day: int) -> DeathCause | None:
+    """How the seat died on night `day`, if it did."""
+    seat = state.seat(no)
+    assert seat is not None
+    if seat.alive or seat.death_day != day or seat.death_phase is not Phase.NIGHT:
+        return None
+    return seat.death_cause
+
+
+def gone_by_the_divination(state: GameState, no: int, day: int) -> bool:
+    """SPEC §5's order: sudden deaths end the night before its dawn (and a lover follows at
+    once); at the dawn the wolves' attack and the poison's revenge come before the
+    divination; only the lovers who follow the dawn's dead come after it."""
+    cause = _night_death(state, no, day)
+    if cause in (DeathCause.SUDDEN, DeathCause.ATTACKED, DeathCause.POISONED):
+        return True
+    if cause is DeathCause.LOVERS:
+        others = [x.no for x in state.seats if SubRole.LOVERS in x.sub_roles and x.no != no]
+        return any(_night_death(state, x, day) is DeathCause.SUDDEN for x in others)
+    return False
+
+
+def divined(state: GameState, seer: int, day: int) -> bool:
+    """SPEC §4/§5: a seer divines only if still alive at its turn in the dawn (a seer the
+    wolves killed that night divines nothing)."""
+    return day < state.day and not gone_by_the_divination(state, seer, day)
+
+
 def results_of(state: GameState, no: int) -> set[tuple[int, str, int, str | None]]:
-    """Own results: a divination from the next morning (even if the seer died that night),
-    the medium's reading of a day's executed from the next morning, the guard's choices."""
+    """Own results: a divination from the next morning (none if the seer was gone by its
+    turn in the dawn), the medium's reading of a day's executed from the next morning, the
+    guard's choices."""
     me = state.seat(no)
     assert me is not None
     out: set[tuple[int, str, int, str | None]] = set()
@@ -110,7 +139,7 @@ def results_of(state: GameState, no: int) -> set[tuple[int, str, int, str | None
     for a in state.actions:
         if a.seat_no != no:
             continue
-        if a.ability is Ability.DIVINE and a.day < state.day:
+        if a.ability is Ability.DIVINE and divined(state, no, a.day):
             out.add((a.day, "divine", a.targets[0], reading(a.targets[0])))
         if a.ability is Ability.GUARD:
             out.add((a.day, "guard", a.targets[0], None))

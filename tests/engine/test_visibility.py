@@ -242,14 +242,24 @@ def test_decider_is_never_told_nor_shown_to_the_living() -> None:
     agrees_with_oracle(v)
 
 
-def test_seer_result_next_morning_even_if_the_seer_died_that_night() -> None:
-    """SPEC §5/§8 own results: the seer's result next morning, even if the seer died."""
+def test_a_seer_bitten_the_night_it_divines_sees_no_result_for_that_night() -> None:
+    """SPEC §4/§5/§8 own results: a seer killed by the wolves that night divines nothing, so
+    its own view (dead, seeing everything else) holds no result for that night, then or
+    after the end; the results of the nights before stay."""
     v = village(FOURTEEN)
-    v.act(5, D, 1)
-    assert ability_results(v.state, 5) == []
+    run(v, [("divine", 5, 1), ("attack", 1, 10), ("lynch", 3)])
+    assert [(r.day, r.target, r.result) for r in ability_results(v.state, 5)] == [(1, 1, "wolf")]
+    v.act(5, D, 2)
+    v.act(7, G, 6)
+    assert [(r.day, r.target) for r in ability_results(v.state, 5)] == [(1, 1)]
     v.act(1, A, 5)
-    assert [(r.target, r.result) for r in ability_results(v.state, 5)] == [(1, "wolf")]
-    assert me_view(v.state, 5).results == ability_results(v.state, 5)  # type: ignore[union-attr]
+    assert not v.seat(5).alive
+    me = me_view(v.state, 5)
+    assert me is not None and [(r.day, r.target) for r in me.results] == [(1, 1)]
+    assert me.results == ability_results(v.state, 5)
+    run(v, [("lynch", 1), ("attack", 2, 11), ("guard", 7, 6), ("lynch", 2)])
+    assert v.state.phase is Phase.ENDED
+    assert [(r.day, r.target) for r in ability_results(v.state, 5)] == [(1, 1)]
 
 
 def test_medium_results_from_day_two_about_that_days_executed() -> None:

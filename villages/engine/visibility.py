@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
+from .abilities import divination_happens
 from .events import MessageKind
 from .roles import Role, SubRole
 from .state import Ability, Ballot, DeathCause, GameState, Phase, RoundResult, Seat
@@ -200,7 +201,7 @@ def seat_views(state: GameState, viewer: int | None) -> list[SeatView]:
 
 @dataclass(frozen=True)
 class AbilityResult:
-    day: int
+    day: int  # the night of a divination or guard, the day of the medium's executed
     ability: str  # "divine" | "medium" | "guard"
     target: int
     result: str | None  # "human" | "wolf" | None
@@ -211,7 +212,8 @@ def _human_or_wolf(seat: Seat) -> str:
 
 
 def ability_results(state: GameState, seat_no: int) -> list[AbilityResult]:
-    """The player's own results: a divination or medium reading from the next morning."""
+    """The player's own results: a divination from the next morning (none by a seer the
+    wolves killed that night, SPEC §4), a medium reading, a guard."""
     me = state.seat(seat_no)
     if me is None or me.role is None:
         return []
@@ -221,7 +223,7 @@ def ability_results(state: GameState, seat_no: int) -> list[AbilityResult]:
             continue
         target = state.seat(a.targets[0])
         assert target is not None
-        if a.ability is Ability.DIVINE and state.day > a.day:
+        if a.ability is Ability.DIVINE and state.day > a.day and divination_happens(state, a):
             results.append(AbilityResult(a.day, "divine", target.no, _human_or_wolf(target)))
         elif a.ability is Ability.GUARD:
             results.append(AbilityResult(a.day, "guard", target.no, None))
