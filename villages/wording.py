@@ -5,7 +5,8 @@ The engine speaks in codes: a system line is a code and its params
 words them, through gettext (the msgids are the site's Japanese, the English is in
 locale/en): the system lines, the names of the engine's codes (roles, teams, winners,
 deaths, statuses, phases, message kinds, abilities, results, options), durations
-("5分"), counts ("16人"), days ("2日目の夜"), the bots' lines, and refusals. Services,
+("5分"), counts ("16人"), days ("2日目の夜"), ability results, the bots' lines, and
+refusals. Services,
 selectors, views, the admin and the information pages all word things through here.
 
 The Japanese sentence of a system line is kept with the line (`Message.text`, what
@@ -94,7 +95,11 @@ ABILITY = {
     "guard": gettext_lazy("護衛する"),
     "cupid": gettext_lazy("愛の矢を放つ"),
 }
-RESULT = {"human": gettext_lazy("人"), "wolf": gettext_lazy("狼")}
+RESULT = {
+    "human": gettext_lazy("人"),
+    "wolf": gettext_lazy("狼"),
+    "guarded": gettext_lazy("護衛成功"),
+}
 OPTION = {
     "realtime": gettext_lazy("リアルタイム制"),
     "cupid": gettext_lazy("キューピッド"),
@@ -168,6 +173,18 @@ def phase_label(day: int, phase: str) -> str:
     if phase in ("waiting", "ended"):
         return str(PHASE[phase])
     return _("%(day)s日目の%(phase)s") % {"day": day, "phase": PHASE[phase]}
+
+
+def result_sentence(ability: str, day: int, name: str, result: str | None) -> str:
+    """A result as its player is told it (the own-role part of the screen)."""
+    values = {"day": day, "name": name, "res": label(RESULT, result)}
+    if ability == "divine":
+        return _("%(day)s日目の夜、%(name)sさんを占った結果は「%(res)s」でした。") % values
+    if ability == "medium":
+        return _("%(day)s日目に処刑された%(name)sさんは「%(res)s」でした。") % values
+    if result == "guarded":  # the reference's words, which players know (SPEC §4)
+        return _("%(day)s日目の夜、%(name)sさんを人狼の襲撃から護衛しました。") % values
+    return _("%(day)s日目の夜、%(name)sさんを護衛しました。") % values
 
 
 # ---------------------------------------------------------------------------

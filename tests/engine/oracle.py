@@ -123,10 +123,25 @@ def divined(state: GameState, seer: int, day: int) -> bool:
     return day < state.day and not gone_by_the_divination(state, seer, day)
 
 
+def guard_result(state: GameState, guard: int, day: int, guarded: int) -> tuple[bool, str | None]:
+    """SPEC §4 guard, told the next morning: whether it is told anything (not when the
+    wolves attacked the guard itself), and "guarded" when the wolves attacked the player it
+    guarded — who was there to be attacked, not gone of sudden death before the dawn."""
+    if day >= state.day or _night_death(state, guard, day) is DeathCause.ATTACKED:
+        return False, None
+    pack = [a for a in state.actions if a.day == day and a.ability is Ability.ATTACK]
+    attacked = bool(pack) and pack[0].targets[0] == guarded
+    gone = _night_death(state, guarded, day) is DeathCause.SUDDEN or (
+        _night_death(state, guarded, day) is DeathCause.LOVERS
+        and gone_by_the_divination(state, guarded, day)
+    )
+    return True, "guarded" if attacked and not gone else None
+
+
 def results_of(state: GameState, no: int) -> set[tuple[int, str, int, str | None]]:
     """Own results: a divination from the next morning (none if the seer was gone by its
     turn in the dawn), the medium's reading of a day's executed from the next morning, the
-    guard's choices."""
+    guard's from the next morning."""
     me = state.seat(no)
     assert me is not None
     out: set[tuple[int, str, int, str | None]] = set()
@@ -142,7 +157,9 @@ def results_of(state: GameState, no: int) -> set[tuple[int, str, int, str | None
         if a.ability is Ability.DIVINE and divined(state, no, a.day):
             out.add((a.day, "divine", a.targets[0], reading(a.targets[0])))
         if a.ability is Ability.GUARD:
-            out.add((a.day, "guard", a.targets[0], None))
+            told, result = guard_result(state, no, a.day, a.targets[0])
+            if told:
+                out.add((a.day, "guard", a.targets[0], result))
     if me.role is Role.MEDIUM:
         for x in state.seats:
             d = x.death_day

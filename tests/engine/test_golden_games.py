@@ -215,7 +215,7 @@ GOLDEN: list[Golden] = [
     ),
     Golden(
         name="fox_divined_dies_and_a_guard_saves_the_seer",
-        clauses="§4 fox dies when divined (ordinary death), guard protects",
+        clauses="§4 fox dies when divined (ordinary death), guard protects and is told so",
         roles=FOURTEEN,
         script=(
             ("attack", 1, 10),
@@ -229,6 +229,7 @@ GOLDEN: list[Golden] = [
             ("divine", 5, 2),
             ("dead", {1: "executed"}),
             ("codes", "morning", "peaceful"),
+            results(7, (2, "guard", 5, "guarded")),
             ("lynch", 2),
         ),
         winner=Winner.VILLAGE,

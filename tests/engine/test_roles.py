@@ -211,11 +211,35 @@ def test_guard_protects_from_night_two_only_and_not_themself() -> None:
     v.act(2, A, 11)
     v.act(5, D, 2)
     assert v.seat(11).alive and [p.code for p in v.posts()][-2:] == ["morning", "peaceful"]
-    assert results(v, 7) == [(2, "guard", 11, None)]
+    assert results(v, 7) == [(2, "guard", 11, "guarded")]
+
+
+def test_guard_is_told_it_held_exactly_when_the_wolves_attacked_its_charge() -> None:
+    """SPEC §4 guard: told the next morning that the guard held (「○○さんを人狼の襲撃から
+    護衛しました」) when the wolves attacked the guarded player, the fox too; a charge dead
+    of sudden death before the dawn was never attacked, and the guard is told only whom it
+    guarded."""
+    v = village(FOURTEEN)
+    v.act(1, A, 10)
+    v.act(5, D, 11)
+    v.lynch(12)
+    v.act(7, G, 4)  # the fox, whom the wolves then attack
+    v.act(5, D, 13)
+    v.act(1, A, 4)
+    assert results(v, 7) == [(2, "guard", 4, "guarded")]
+    v.lynch(13)
+    v.act(7, G, 5)  # the seer, who never divines tonight and dies of it before the dawn
+    v.act(1, A, 5)
+    for _ in range(3):
+        v.tick(60)
+    v.tick(180)
+    assert v.seat(5).death_cause is DeathCause.SUDDEN and v.state.phase is Phase.DAY
+    assert results(v, 7) == [(2, "guard", 4, "guarded"), (3, "guard", 5, None)]
 
 
 def test_guard_dies_when_the_wolves_attack_the_guard() -> None:
-    """SPEC §4 the guard dies if the wolves attack the guard."""
+    """SPEC §4 the guard dies if the wolves attack the guard, and is told nothing of that
+    night."""
     v = village(FOURTEEN)
     v.act(1, A, 10)
     v.act(5, D, 1)
@@ -224,6 +248,7 @@ def test_guard_dies_when_the_wolves_attack_the_guard() -> None:
     v.act(2, A, 7)
     v.act(5, D, 2)
     assert v.seat(7).death_cause is DeathCause.ATTACKED
+    assert results(v, 7) == []
 
 
 def test_commons_know_each_other_and_whisper_at_night() -> None:

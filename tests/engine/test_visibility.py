@@ -9,7 +9,7 @@ from villages.engine.cast import Options
 from villages.engine.errors import Dead, Forbidden, WrongPhase
 from villages.engine.events import MessageKind, Post, Volume
 from villages.engine.roles import Role, SubRole
-from villages.engine.state import Ability, Phase
+from villages.engine.state import Ability, DeathCause, Phase
 from villages.engine.texts import HOWL_TEXT, WHISPER_TEXT
 from villages.engine.visibility import (
     ability_results,
@@ -281,11 +281,30 @@ def test_others_never_see_a_players_results() -> None:
         assert me_view(v.state, viewer).results == []  # type: ignore[union-attr]
 
 
-def test_guard_sees_their_own_guard() -> None:
-    """SPEC §8 own results (guard)."""
+def test_guard_is_told_the_next_morning_whether_its_guard_held() -> None:
+    """SPEC §4/§8 own results (guard): the next morning, "guarded" when the wolves attacked
+    the player it guarded, else only whom it guarded; nothing for a night the wolves
+    attacked the guard itself."""
     v = village(FOURTEEN)
-    run(v, [("attack", 1, 10), ("divine", 5, 11), ("lynch", 12), ("guard", 7, 5)])
-    assert [(r.day, r.ability, r.target) for r in ability_results(v.state, 7)] == [(2, "guard", 5)]
+    run(v, [("attack", 1, 10), ("divine", 5, 11), ("lynch", 12)])
+
+    def told() -> list[tuple[int, str, int, str | None]]:
+        me = me_view(v.state, 7)
+        assert me is not None and me.results == ability_results(v.state, 7)
+        return [(r.day, r.ability, r.target, r.result) for r in me.results]
+
+    run(v, [("guard", 7, 5), ("divine", 5, 13)])
+    assert told() == [], "not before the morning"
+    run(v, [("attack", 1, 5)])
+    assert v.seat(5).alive and told() == [(2, "guard", 5, "guarded")]
+    run(v, [("lynch", 13), ("guard", 7, 6), ("divine", 5, 14), ("attack", 1, 11)])
+    assert told() == [(2, "guard", 5, "guarded"), (3, "guard", 6, None)]
+    run(v, [("lynch", 14), ("guard", 7, 5), ("divine", 5, 2), ("attack", 1, 7)])
+    assert v.seat(7).death_cause is DeathCause.ATTACKED
+    assert told() == [(2, "guard", 5, "guarded"), (3, "guard", 6, None)]
+    for viewer in (5, 6, None):
+        me = me_view(v.state, viewer)
+        assert me is None or all(r.ability != "guard" for r in me.results)
 
 
 def test_wills_are_published_the_morning_after_the_death() -> None:

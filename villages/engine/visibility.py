@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
-from .abilities import divination_happens
+from .abilities import bitten_that_night, divination_happens, guard_held
 from .events import MessageKind
 from .roles import Role, SubRole
 from .state import Ability, Ballot, DeathCause, GameState, Phase, RoundResult, Seat
@@ -204,7 +204,7 @@ class AbilityResult:
     day: int  # the night of a divination or guard, the day of the medium's executed
     ability: str  # "divine" | "medium" | "guard"
     target: int
-    result: str | None  # "human" | "wolf" | None
+    result: str | None  # "human" | "wolf" | "guarded" | None (a guard that met no attack)
 
 
 def _human_or_wolf(seat: Seat) -> str:
@@ -212,21 +212,24 @@ def _human_or_wolf(seat: Seat) -> str:
 
 
 def ability_results(state: GameState, seat_no: int) -> list[AbilityResult]:
-    """The player's own results: a divination from the next morning (none by a seer the
-    wolves killed that night, SPEC §4), a medium reading, a guard."""
+    """The player's own results, each told the next morning: a divination (none by a seer
+    the wolves killed that night, SPEC §4), a medium reading, a guard: "guarded" when the
+    wolves attacked the seat it guarded, else None (nothing for a guard the wolves killed
+    instead)."""
     me = state.seat(seat_no)
     if me is None or me.role is None:
         return []
     results: list[AbilityResult] = []
     for a in state.actions:
-        if a.seat_no != seat_no:
+        if a.seat_no != seat_no or state.day <= a.day:  # told the next morning
             continue
         target = state.seat(a.targets[0])
         assert target is not None
-        if a.ability is Ability.DIVINE and state.day > a.day and divination_happens(state, a):
+        if a.ability is Ability.DIVINE and divination_happens(state, a):
             results.append(AbilityResult(a.day, "divine", target.no, _human_or_wolf(target)))
-        elif a.ability is Ability.GUARD:
-            results.append(AbilityResult(a.day, "guard", target.no, None))
+        elif a.ability is Ability.GUARD and not bitten_that_night(me, a.day):
+            held = "guarded" if guard_held(state, a) else None
+            results.append(AbilityResult(a.day, "guard", target.no, held))
     if me.role is Role.MEDIUM:
         for x in state.seats:
             d = x.death_day

@@ -70,10 +70,19 @@ class SeatDict(TypedDict):
 
 
 class ResultDict(TypedDict):
-    day: int
-    ability: str
+    day: Annotated[
+        int, Field(description="the night of a divination or guard; the day of the executed")
+    ]
+    ability: Annotated[str, Field(description='"divine", "medium" or "guard"')]
     target: int
-    result: str | None
+    result: Annotated[
+        str | None,
+        Field(
+            description='"human" or "wolf"; for a guard "guarded" when the wolves attacked '
+            "the seat it guarded, else null. Told the next morning; none for a seer or "
+            "guard the wolves killed that night"
+        ),
+    ]
 
 
 class NightChoiceDict(TypedDict):
