@@ -211,9 +211,10 @@ SYSTEM_TEXTS: dict[str, str] = {
     ),
     "silence_day": gettext_noop("しばらく沈黙が続き、{hours}時間が過ぎました。"),
     "silence_night": gettext_noop("静まりかえったまま、{hours}時間が過ぎました。"),
-    "revote": gettext_noop("票が割れたため、再投票です（{round}回目）。"),
+    # 人狼式's words, which players know: it counts revotes, not rounds.
+    "revote": gettext_noop("再投票になりました( {revotes} 回目)"),
     "revote_last": gettext_noop(
-        "票が割れたため、再投票です（{round}回目）。次も同数なら引き分けになります。"
+        "再投票になりました( {revotes} 回目)。次も同数なら引き分けになります。"
     ),
     "tie_draw": gettext_noop("{ties}回続けて票が割れたため、この村は引き分けとなりました。"),
     "revote_after_sudden": gettext_noop("突然死が出たため、投票はやり直しになります。"),

@@ -73,6 +73,9 @@ def _revote_flags(v: Village) -> None:
         (4, True),
     ]
     assert [r.round for r in vote_views(v.state)] == [1, 2, 3, 4]
+    # The lines count revotes (1回目 is the first), the rounds every vote.
+    said = [dict(p.params) for p in v.posts() if p.code in ("revote", "revote_last")]
+    assert said == [{"revotes": "1"}, {"revotes": "2"}, {"revotes": "3"}]
 
 
 def _authority_ballot_weighs_two(v: Village) -> None:
@@ -326,7 +329,8 @@ GOLDEN: list[Golden] = [
     ),
     Golden(
         name="draw_on_the_fourth_tie_of_a_day",
-        clauses="§5 tie → revote (N回目), 4th tie → draw announced in advance; §5 tallies public",
+        clauses="§5 tie → revote (N回目, N counting revotes), 4th tie → draw announced in "
+        "advance; §5 tallies public",
         roles=EIGHT,
         script=(
             ("attack", 1, 4),
