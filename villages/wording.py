@@ -100,6 +100,12 @@ RESULT = {
     "wolf": gettext_lazy("狼"),
     "guarded": gettext_lazy("護衛成功"),
 }
+# What an ability result is of (API.md's `ability` of a result).
+RESULT_OF = {
+    "divine": gettext_lazy("占い"),
+    "medium": gettext_lazy("霊能"),
+    "guard": gettext_lazy("護衛"),
+}
 OPTION = {
     "realtime": gettext_lazy("リアルタイム制"),
     "cupid": gettext_lazy("キューピッド"),
@@ -173,6 +179,12 @@ def phase_label(day: int, phase: str) -> str:
     if phase in ("waiting", "ended"):
         return str(PHASE[phase])
     return _("%(day)s日目の%(phase)s") % {"day": day, "phase": PHASE[phase]}
+
+
+def result_when(ability: str, day: int) -> str:
+    """When a result is of: the night of a divination or guard, the day of the medium's
+    executed ("1日目の夜", "2日目")."""
+    return when(day, "day" if ability == "medium" else "night")
 
 
 def result_sentence(ability: str, day: int, name: str, result: str | None) -> str:

@@ -172,3 +172,18 @@ def results_of(state: GameState, no: int) -> set[tuple[int, str, int, str | None
             if not died_before:
                 out.add((d, "medium", x.no, reading(x.no)))
     return out
+
+
+def results_seen(
+    state: GameState, viewer: int | None
+) -> set[tuple[int, int, str, int, str | None]]:
+    """(seat, day, ability, target, result) of the results `viewer` may see: results are
+    the seat's own (the dead who see everything see no one else's); after the end, every
+    seat's (SPEC §8, §11d: the log and its replay)."""
+    if state.phase is Phase.ENDED:
+        seats = [x.no for x in state.seats]
+    elif viewer is not None and state.seat(viewer) is not None:
+        seats = [viewer]
+    else:
+        seats = []
+    return {(no, *r) for no in seats for r in results_of(state, no)}

@@ -22,7 +22,13 @@ from villages.engine.events import Died, GameOver, Post
 from villages.engine.roles import Role, SubRole
 from villages.engine.rules import Rules
 from villages.engine.state import Ability, DeathCause, GameState, Phase, RoundResult
-from villages.engine.visibility import me_view, seat_views, see_message, vote_views
+from villages.engine.visibility import (
+    me_view,
+    results_seen,
+    seat_views,
+    see_message,
+    vote_views,
+)
 
 from . import oracle
 from . import randomplay as rp
@@ -160,6 +166,11 @@ def check_views(state: GameState, posts: list[Post], whole: bool) -> None:
         assert me.partners == oracle.partners_of(state, viewer)
         got = {(r.day, r.ability, r.target, r.result) for r in me.results}
         assert got == oracle.results_of(state, viewer)
+    for viewer in viewers:
+        seen = {
+            (r.seat_no, r.day, r.ability, r.target, r.result) for r in results_seen(state, viewer)
+        }
+        assert seen == oracle.results_seen(state, viewer), viewer
     counted = {(r.day, r.round) for r in state.rounds if r.result is not RoundResult.VOID}
     assert {(r.day, r.round) for r in vote_views(state)} == counted
 

@@ -17,6 +17,7 @@ from villages.engine.visibility import (
     message_audiences,
     partners,
     public_line,
+    results_seen,
     seat_views,
     see_message,
 )
@@ -305,6 +306,32 @@ def test_guard_is_told_the_next_morning_whether_its_guard_held() -> None:
     for viewer in (5, 6, None):
         me = me_view(v.state, viewer)
         assert me is None or all(r.ability != "guard" for r in me.results)
+
+
+def test_everyones_results_are_seen_only_after_the_end() -> None:
+    """SPEC §8/§11d: a result is its seat's own while the game is played (spectators and
+    the dead see no one else's); once it has ended everyone sees every seat's, in order of
+    the night or day it is of, then of the seat (what the log and the replay carry)."""
+    v = village(FOURTEEN)
+    run(v, [("attack", 1, 10), ("divine", 5, 1), ("lynch", 1)])
+    run(v, [("guard", 7, 5), ("divine", 5, 3), ("attack", 2, 5)])
+    assert results_seen(v.state, None) == [] and results_seen(v.state, 99) == []
+    assert results_seen(v.state, 10) == [], "the dead see everything but others' results"
+    for seat in (5, 6, 7):
+        assert results_seen(v.state, seat) == ability_results(v.state, seat)
+        assert {r.seat_no for r in results_seen(v.state, seat)} == {seat}
+    run(v, [("lynch", 2)])
+    assert v.state.phase is Phase.ENDED
+    every = [(r.day, r.seat_no, r.ability, r.target, r.result) for r in results_seen(v.state, None)]
+    assert every == [
+        (1, 5, "divine", 1, "wolf"),
+        (2, 5, "divine", 3, "human"),
+        (2, 6, "medium", 1, "wolf"),
+        (2, 7, "guard", 5, "guarded"),
+    ]
+    assert all(
+        results_seen(v.state, viewer) == results_seen(v.state, None) for viewer in (3, 5, 99)
+    )
 
 
 def test_wills_are_published_the_morning_after_the_death() -> None:

@@ -205,6 +205,7 @@ class AbilityResult:
     ability: str  # "divine" | "medium" | "guard"
     target: int
     result: str | None  # "human" | "wolf" | "guarded" | None (a guard that met no attack)
+    seat_no: int  # whose result it is
 
 
 def _human_or_wolf(seat: Seat) -> str:
@@ -226,17 +227,30 @@ def ability_results(state: GameState, seat_no: int) -> list[AbilityResult]:
         target = state.seat(a.targets[0])
         assert target is not None
         if a.ability is Ability.DIVINE and divination_happens(state, a):
-            results.append(AbilityResult(a.day, "divine", target.no, _human_or_wolf(target)))
+            results.append(
+                AbilityResult(a.day, "divine", target.no, _human_or_wolf(target), seat_no)
+            )
         elif a.ability is Ability.GUARD and not bitten_that_night(me, a.day):
             held = "guarded" if guard_held(state, a) else None
-            results.append(AbilityResult(a.day, "guard", target.no, held))
+            results.append(AbilityResult(a.day, "guard", target.no, held, seat_no))
     if me.role is Role.MEDIUM:
         for x in state.seats:
             d = x.death_day
             executed = x.death_cause is DeathCause.EXECUTED and d is not None
             if executed and d is not None and state.day > d and _alive_at_night(me, d):
-                results.append(AbilityResult(d, "medium", x.no, _human_or_wolf(x)))
+                results.append(AbilityResult(d, "medium", x.no, _human_or_wolf(x), seat_no))
     return sorted(results, key=lambda r: (r.day, r.ability))
+
+
+def results_seen(state: GameState, viewer: int | None) -> list[AbilityResult]:
+    """The ability results `viewer` may see: its own seat's while the game is played,
+    every seat's once it has ended (the finished village's log, its export, its replay)."""
+    if everything_revealed(state):
+        every = [r for x in state.seats for r in ability_results(state, x.no)]
+        return sorted(every, key=lambda r: (r.day, r.seat_no, r.ability))
+    if viewer is None:
+        return []
+    return ability_results(state, viewer)
 
 
 def _alive_at_night(seat: Seat, day: int) -> bool:
