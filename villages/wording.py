@@ -13,7 +13,8 @@ The Japanese sentence of a system line is kept with the line (`Message.text`, wh
 API.md's `text` gives and the Japanese pages show, `japanese`); a page in another
 language words it again from its code and params (`system_text`). Params are names,
 numbers and codes: `grace` is seconds, `cast` is role codes with their counts
-(`villager=5 seer=1 wolf=2`).
+(`villager=5 seer=1 wolf=2`). How each system line compares with the reference script's,
+and why it was kept or changed: docs/wording.md.
 """
 
 from __future__ import annotations
