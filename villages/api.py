@@ -354,7 +354,7 @@ def objection(request: HttpRequest, village_id: int) -> Json:
 
 class VillageLog(Schema):
     """A finished village: every line (in order), vote round, death (in order), role and
-    result, as everyone may see them once it has ended."""
+    result, and every ability result, as everyone may see them once it has ended."""
 
     village: selectors.FinishedVillageDict
     winner: str | None
@@ -362,6 +362,11 @@ class VillageLog(Schema):
     messages: list[selectors.MessageDict]
     votes: list[selectors.VoteRoundDict]
     deaths: list[selectors.DeathDict]
+    results: list[selectors.LogResultDict] = Field(
+        description="every divination, medium reading and guard, as its seat was told it "
+        "the next morning (none for a seer or guard the wolves killed that night), in "
+        "order of the night or day it is of, then of the seat"
+    )
 
 
 @router.get(

@@ -5,14 +5,16 @@ The engine speaks in codes: a system line is a code and its params
 words them, through gettext (the msgids are the site's Japanese, the English is in
 locale/en): the system lines, the names of the engine's codes (roles, teams, winners,
 deaths, statuses, phases, message kinds, abilities, results, options), durations
-("5分"), counts ("16人"), days ("2日目の夜"), the bots' lines, and refusals. Services,
+("5分"), counts ("16人"), days ("2日目の夜"), ability results, the bots' lines, and
+refusals. Services,
 selectors, views, the admin and the information pages all word things through here.
 
 The Japanese sentence of a system line is kept with the line (`Message.text`, what
 API.md's `text` gives and the Japanese pages show, `japanese`); a page in another
 language words it again from its code and params (`system_text`). Params are names,
 numbers and codes: `grace` is seconds, `cast` is role codes with their counts
-(`villager=5 seer=1 wolf=2`).
+(`villager=5 seer=1 wolf=2`). How each system line compares with the reference script's,
+and why it was kept or changed: docs/wording.md.
 """
 
 from __future__ import annotations
@@ -94,7 +96,17 @@ ABILITY = {
     "guard": gettext_lazy("護衛する"),
     "cupid": gettext_lazy("愛の矢を放つ"),
 }
-RESULT = {"human": gettext_lazy("人"), "wolf": gettext_lazy("狼")}
+RESULT = {
+    "human": gettext_lazy("人"),
+    "wolf": gettext_lazy("狼"),
+    "guarded": gettext_lazy("護衛成功"),
+}
+# What an ability result is of (API.md's `ability` of a result).
+RESULT_OF = {
+    "divine": gettext_lazy("占い"),
+    "medium": gettext_lazy("霊能"),
+    "guard": gettext_lazy("護衛"),
+}
 OPTION = {
     "realtime": gettext_lazy("リアルタイム制"),
     "cupid": gettext_lazy("キューピッド"),
@@ -170,6 +182,24 @@ def phase_label(day: int, phase: str) -> str:
     return _("%(day)s日目の%(phase)s") % {"day": day, "phase": PHASE[phase]}
 
 
+def result_when(ability: str, day: int) -> str:
+    """When a result is of: the night of a divination or guard, the day of the medium's
+    executed ("1日目の夜", "2日目")."""
+    return when(day, "day" if ability == "medium" else "night")
+
+
+def result_sentence(ability: str, day: int, name: str, result: str | None) -> str:
+    """A result as its player is told it (the own-role part of the screen)."""
+    values = {"day": day, "name": name, "res": label(RESULT, result)}
+    if ability == "divine":
+        return _("%(day)s日目の夜、%(name)sさんを占った結果は「%(res)s」でした。") % values
+    if ability == "medium":
+        return _("%(day)s日目に処刑された%(name)sさんは「%(res)s」でした。") % values
+    if result == "guarded":  # the reference's words, which players know (SPEC §4)
+        return _("%(day)s日目の夜、%(name)sさんを人狼の襲撃から護衛しました。") % values
+    return _("%(day)s日目の夜、%(name)sさんを護衛しました。") % values
+
+
 # ---------------------------------------------------------------------------
 # System lines
 
@@ -194,9 +224,10 @@ SYSTEM_TEXTS: dict[str, str] = {
     ),
     "silence_day": gettext_noop("しばらく沈黙が続き、{hours}時間が過ぎました。"),
     "silence_night": gettext_noop("静まりかえったまま、{hours}時間が過ぎました。"),
-    "revote": gettext_noop("票が割れたため、再投票です（{round}回目）。"),
+    # 人狼式's words, which players know: it counts revotes, not rounds.
+    "revote": gettext_noop("再投票になりました( {revotes} 回目)"),
     "revote_last": gettext_noop(
-        "票が割れたため、再投票です（{round}回目）。次も同数なら引き分けになります。"
+        "再投票になりました( {revotes} 回目)。次も同数なら引き分けになります。"
     ),
     "tie_draw": gettext_noop("{ties}回続けて票が割れたため、この村は引き分けとなりました。"),
     "revote_after_sudden": gettext_noop("突然死が出たため、投票はやり直しになります。"),

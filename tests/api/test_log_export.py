@@ -12,7 +12,7 @@ from django.test import Client
 from villages.models import Message
 from villages.services import moderation, play
 
-from ..web.conftest import play_to_end, started_village
+from ..web.conftest import play_eleven_to_end, play_to_end, started_eleven, started_village
 
 
 @pytest.fixture
@@ -61,6 +61,60 @@ def test_the_json_has_every_line_round_death_role_and_result_and_keeps_its_schem
     assert seats[1]["role"] == "wolf" and seats[1]["won"] is False
     assert seats[3]["role"] == "seer" and seats[3]["won"] is True
     assert data["winner"] == "village" and data["village"]["ended_at"]
+    assert data["results"] == [
+        {"day": 1, "seat_no": 3, "ability": "divine", "target": 1, "result": "wolf"},
+        {"day": 2, "seat_no": 3, "ability": "divine", "target": 2, "result": "wolf"},
+    ]
+
+
+# Every result of play_eleven_to_end, as each seat was told it (the seer bitten on night 3
+# as it divined 2 learns nothing of that night; the day-4 execution ends the game before
+# any medium reading of it).
+ELEVEN_RESULTS = [
+    {"day": 1, "seat_no": 4, "ability": "divine", "target": 1, "result": "wolf"},
+    {"day": 2, "seat_no": 4, "ability": "divine", "target": 3, "result": "human"},
+    {"day": 2, "seat_no": 5, "ability": "medium", "target": 1, "result": "wolf"},
+    {"day": 2, "seat_no": 6, "ability": "guard", "target": 4, "result": "guarded"},
+    {"day": 3, "seat_no": 5, "ability": "medium", "target": 8, "result": "human"},
+    {"day": 3, "seat_no": 6, "ability": "guard", "target": 5, "result": None},
+]
+
+
+def test_the_log_carries_every_ability_result_and_keeps_its_schema(db):
+    game = started_eleven()
+    play_eleven_to_end(game)
+    data = Client().get(f"/api/v1/villages/{game.id}/log").json()
+    jsonschema.validate(data, schema_of_log())
+    assert data["winner"] == "village"
+    assert data["results"] == ELEVEN_RESULTS
+    told = {}  # each seat's own results, as its State gave them when the game ended
+    for seat_no in (4, 5, 6):
+        state = game.client(seat_no).get(f"/api/v1/villages/{game.id}/state").json()
+        told[seat_no] = state["me"]["results"]
+    assert (
+        sorted(
+            ({**r, "seat_no": no} for no, rs in told.items() for r in rs),
+            key=lambda r: (r["day"], r["seat_no"]),
+        )
+        == ELEVEN_RESULTS
+    )
+
+
+def test_the_html_file_has_a_table_of_every_ability_result(db):
+    game = started_eleven()
+    play_eleven_to_end(game)
+    page = Client().get(f"/villages/{game.id}/log/export.html").content.decode()
+    table = page[page.index('class="tally results"') :].split("</table>", 1)[0]
+    rows = re.findall(r'<tr data-result="(\w+)">(.*?)</tr>', table)
+    cells = [(raw, re.findall(r"<td[^>]*>(.*?)</td>", row)) for raw, row in rows]
+    assert cells == [
+        ("wolf", ["1日目の夜", "村人4号", "占い", "村人1号", "狼"]),
+        ("human", ["2日目の夜", "村人4号", "占い", "村人3号", "人"]),
+        ("wolf", ["2日目", "村人5号", "霊能", "村人1号", "狼"]),
+        ("guarded", ["2日目の夜", "村人6号", "護衛", "村人4号", "護衛成功"]),
+        ("human", ["3日目", "村人5号", "霊能", "村人8号", "人"]),
+        ("none", ["3日目の夜", "村人6号", "護衛", "村人5号", "—"]),
+    ]
 
 
 def test_the_html_file_stands_alone(finished):

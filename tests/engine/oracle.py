@@ -95,9 +95,53 @@ def partners_of(state: GameState, no: int) -> list[int]:
     return sorted(known - {no})
 
 
+def _night_death(state: GameState, no: int, day: int) -> DeathCause | None:
+    """How the seat died on night `day`, if it did."""
+    seat = state.seat(no)
+    assert seat is not None
+    if seat.alive or seat.death_day != day or seat.death_phase is not Phase.NIGHT:
+        return None
+    return seat.death_cause
+
+
+def gone_by_the_divination(state: GameState, no: int, day: int) -> bool:
+    """SPEC §5's order: sudden deaths end the night before its dawn (and a lover follows at
+    once); at the dawn the wolves' attack and the poison's revenge come before the
+    divination; only the lovers who follow the dawn's dead come after it."""
+    cause = _night_death(state, no, day)
+    if cause in (DeathCause.SUDDEN, DeathCause.ATTACKED, DeathCause.POISONED):
+        return True
+    if cause is DeathCause.LOVERS:
+        others = [x.no for x in state.seats if SubRole.LOVERS in x.sub_roles and x.no != no]
+        return any(_night_death(state, x, day) is DeathCause.SUDDEN for x in others)
+    return False
+
+
+def divined(state: GameState, seer: int, day: int) -> bool:
+    """SPEC §4/§5: a seer divines only if still alive at its turn in the dawn (a seer the
+    wolves killed that night divines nothing)."""
+    return day < state.day and not gone_by_the_divination(state, seer, day)
+
+
+def guard_result(state: GameState, guard: int, day: int, guarded: int) -> tuple[bool, str | None]:
+    """SPEC §4 guard, told the next morning: whether it is told anything (not when the
+    wolves attacked the guard itself), and "guarded" when the wolves attacked the player it
+    guarded — who was there to be attacked, not gone of sudden death before the dawn."""
+    if day >= state.day or _night_death(state, guard, day) is DeathCause.ATTACKED:
+        return False, None
+    pack = [a for a in state.actions if a.day == day and a.ability is Ability.ATTACK]
+    attacked = bool(pack) and pack[0].targets[0] == guarded
+    gone = _night_death(state, guarded, day) is DeathCause.SUDDEN or (
+        _night_death(state, guarded, day) is DeathCause.LOVERS
+        and gone_by_the_divination(state, guarded, day)
+    )
+    return True, "guarded" if attacked and not gone else None
+
+
 def results_of(state: GameState, no: int) -> set[tuple[int, str, int, str | None]]:
-    """Own results: a divination from the next morning (even if the seer died that night),
-    the medium's reading of a day's executed from the next morning, the guard's choices."""
+    """Own results: a divination from the next morning (none if the seer was gone by its
+    turn in the dawn), the medium's reading of a day's executed from the next morning, the
+    guard's from the next morning."""
     me = state.seat(no)
     assert me is not None
     out: set[tuple[int, str, int, str | None]] = set()
@@ -110,10 +154,12 @@ def results_of(state: GameState, no: int) -> set[tuple[int, str, int, str | None
     for a in state.actions:
         if a.seat_no != no:
             continue
-        if a.ability is Ability.DIVINE and a.day < state.day:
+        if a.ability is Ability.DIVINE and divined(state, no, a.day):
             out.add((a.day, "divine", a.targets[0], reading(a.targets[0])))
         if a.ability is Ability.GUARD:
-            out.add((a.day, "guard", a.targets[0], None))
+            told, result = guard_result(state, no, a.day, a.targets[0])
+            if told:
+                out.add((a.day, "guard", a.targets[0], result))
     if me.role is Role.MEDIUM:
         for x in state.seats:
             d = x.death_day
@@ -126,3 +172,18 @@ def results_of(state: GameState, no: int) -> set[tuple[int, str, int, str | None
             if not died_before:
                 out.add((d, "medium", x.no, reading(x.no)))
     return out
+
+
+def results_seen(
+    state: GameState, viewer: int | None
+) -> set[tuple[int, int, str, int, str | None]]:
+    """(seat, day, ability, target, result) of the results `viewer` may see: results are
+    the seat's own (the dead who see everything see no one else's); after the end, every
+    seat's (SPEC §8, §11d: the log and its replay)."""
+    if state.phase is Phase.ENDED:
+        seats = [x.no for x in state.seats]
+    elif viewer is not None and state.seat(viewer) is not None:
+        seats = [viewer]
+    else:
+        seats = []
+    return {(no, *r) for no in seats for r in results_of(state, no)}

@@ -120,6 +120,28 @@ def test_the_reasoning_bot_greets_then_votes_and_a_villager_follows_a_lone_seer(
     assert isinstance(second[0], Say) and second[0].key == "vote_black"
 
 
+def test_a_guard_bot_takes_its_guard_that_held_for_no_reading():
+    """A guard's "guarded" (SPEC §4) is not a 人/狼 reading: the guard bot does not call a
+    seer a liar for saying "human" of the seat it guarded, and follows that lone seer."""
+    v = day_two()  # the seer claimed seat 6 human
+    v.lynch(10)
+    v.act(5, Ability.GUARD, 6)
+    v.act(3, Ability.DIVINE, 1)
+    v.act(1, Ability.ATTACK, 6)
+    assert v.state.phase is Phase.DAY and v.seat(6).alive
+    assert [(r.ability, r.result) for r in view_of(v.state, v, 5).me.results] == [
+        ("guard", "guarded")
+    ]
+    v.talk(3, word("seer_result", {"name": v.state.seats[0].name, "result": "wolf"}, "ja"))
+    decide = bots.STRATEGIES["reasoning"]
+    first = decide(view_of(v.state, v, 5), random.Random(1))
+    for command in first:
+        if isinstance(command, Say):
+            v.talk(5, word(command.key, command.params, "ja"))
+    second = decide(view_of(v.state, v, 5), random.Random(1))
+    assert second[-1] == Vote(1), second
+
+
 def test_claims_are_read_back_in_either_language():
     for language in ("ja", "en"):
         text = word("seer_claim", {"name": "ハルカ(ボット)", "result": "wolf"}, language)

@@ -73,6 +73,9 @@ def _revote_flags(v: Village) -> None:
         (4, True),
     ]
     assert [r.round for r in vote_views(v.state)] == [1, 2, 3, 4]
+    # The lines count revotes (1回目 is the first), the rounds every vote.
+    said = [dict(p.params) for p in v.posts() if p.code in ("revote", "revote_last")]
+    assert said == [{"revotes": "1"}, {"revotes": "2"}, {"revotes": "3"}]
 
 
 def _authority_ballot_weighs_two(v: Village) -> None:
@@ -151,13 +154,13 @@ GOLDEN: list[Golden] = [
     ),
     Golden(
         name="wolves_win_when_humans_fall_to_their_number",
-        clauses="§9 wolves; §5 seer's result even if the seer died that night",
+        clauses="§9 wolves; §4/§5 a seer bitten the night it divines learns nothing",
         roles=EIGHT,
         script=(
             ("attack", 1, 3),
             ("divine", 3, 4),
             ("dead", {3: "attacked"}),
-            results(3, (1, "divine", 4, "human")),
+            results(3),
             ("lynch", 4),
             ("attack", 2, 5),
             ("phase", "day", 3),
@@ -191,8 +194,31 @@ GOLDEN: list[Golden] = [
         winners=(4,),
     ),
     Golden(
+        name="a_bitten_seer_divines_nothing_and_the_fox_it_chose_wins",
+        clauses="§4/§5 a seer killed by the wolves that night divines nothing: no result, "
+        "the fox it chose lives; §9 fox",
+        roles=FOURTEEN,
+        script=(
+            ("divine", 5, 4),
+            ("attack", 1, 5),
+            ("dead", {5: "attacked"}),
+            ("codes", "morning", "found_dead"),
+            results(5),
+            ("lynch", 1),
+            ("attack", 2, 10),
+            ("guard", 7, 6),
+            ("dead", {1: "executed", 10: "attacked"}),
+            results(6, (2, "medium", 1, "wolf")),
+            ("lynch", 2),
+            ("codes", "executed", "win_fox"),
+        ),
+        winner=Winner.FOX,
+        deaths={5: "attacked", 1: "executed", 10: "attacked", 2: "executed"},
+        winners=(4,),
+    ),
+    Golden(
         name="fox_divined_dies_and_a_guard_saves_the_seer",
-        clauses="§4 fox dies when divined (ordinary death), guard protects",
+        clauses="§4 fox dies when divined (ordinary death), guard protects and is told so",
         roles=FOURTEEN,
         script=(
             ("attack", 1, 10),
@@ -206,6 +232,7 @@ GOLDEN: list[Golden] = [
             ("divine", 5, 2),
             ("dead", {1: "executed"}),
             ("codes", "morning", "peaceful"),
+            results(7, (2, "guard", 5, "guarded")),
             ("lynch", 2),
         ),
         winner=Winner.VILLAGE,
@@ -214,7 +241,8 @@ GOLDEN: list[Golden] = [
     ),
     Golden(
         name="guard_eaten_when_the_wolves_pick_the_guard",
-        clauses="§4 guard dies if attacked; madman shows human; guard from night 2",
+        clauses="§4 guard dies if attacked; madman shows human; guard from night 2; a seer "
+        "bitten the night it divines learns nothing",
         roles=ELEVEN,
         script=(
             ("raises", WrongPhase, ("guard", 6, 4)),
@@ -231,9 +259,8 @@ GOLDEN: list[Golden] = [
             ("attack", 2, 4),
             ("divine", 4, 2),
             ("dead", {1: "executed", 4: "attacked"}),
-            results(
-                4, (1, "divine", 3, "human"), (2, "divine", 1, "wolf"), (3, "divine", 2, "wolf")
-            ),
+            # Bitten on night 3 as it divined wolf 2: the seer learns nothing of that night.
+            results(4, (1, "divine", 3, "human"), (2, "divine", 1, "wolf")),
             ("lynch", 2),
         ),
         winner=Winner.VILLAGE,
@@ -302,7 +329,8 @@ GOLDEN: list[Golden] = [
     ),
     Golden(
         name="draw_on_the_fourth_tie_of_a_day",
-        clauses="§5 tie → revote (N回目), 4th tie → draw announced in advance; §5 tallies public",
+        clauses="§5 tie → revote (N回目, N counting revotes), 4th tie → draw announced in "
+        "advance; §5 tallies public",
         roles=EIGHT,
         script=(
             ("attack", 1, 4),

@@ -200,7 +200,7 @@ def test_tie_means_a_revote_with_cleared_ballots_and_a_sound() -> None:
     assert v.state.current_ballots() == [] and v.state.vote_round == 2
     assert v.of_type(Revote) == [Revote(2, 2, False)]
     revote = [p for p in v.posts() if p.code == "revote"][-1]
-    assert dict(revote.params)["round"] == "2"
+    assert dict(revote.params)["revotes"] == "1", "the first revote is 1回目"
     run(v, [("vote", {2: 3})])  # a new ballot for the new round
 
 
@@ -213,9 +213,38 @@ def test_fourth_tie_is_a_draw_announced_in_advance() -> None:
     tie = ("ballots", {1: [2, 3, 5], 2: [1, 6, 7], 3: [8]})
     run(v, [tie, tie, tie])
     last = [p for p in v.posts() if p.code.startswith("revote")][-1]
-    assert last.code == "revote_last" and dict(last.params)["round"] == "4"
+    assert last.code == "revote_last" and dict(last.params)["revotes"] == "3"
     run(v, [tie])
     assert v.state.winner is Winner.DRAW and v.state.rounds[-1].result is RoundResult.DRAW
+
+
+def test_the_revote_line_counts_revotes_and_the_fourth_tie_is_the_draw() -> None:
+    """SPEC §5 "N 回目", N counting revotes as the reference words it: the first revote is
+    1, the second 2, the third 3 (with the warning); the fourth tie is the draw. A vote
+    taken again after a sudden death is no revote and does not count."""
+    v = village(EIGHT)
+    v.act(1, A, 4)
+    v.act(3, D, 5)
+    tie = ("ballots", {1: [2, 3, 5], 2: [1, 6, 7], 3: [8]})
+    run(v, [tie])
+    run(v, [("vote", {1: 2, 2: 3, 3: 1, 5: 1, 6: 1, 7: 1})])  # 8 never votes
+    for _ in range(12):
+        v.tick(60)
+    v.tick(180)
+    assert v.seat(8).death_cause is DeathCause.SUDDEN
+    tie = ("ballots", {1: [2, 3, 5], 2: [1, 6, 7]})
+    run(v, [tie, tie])
+    said = [(p.code, dict(p.params)) for p in v.posts() if p.code.startswith(("revote", "tie"))]
+    assert said == [
+        ("revote", {"revotes": "1"}),
+        ("revote_after_sudden", {}),
+        ("revote", {"revotes": "2"}),
+        ("revote_last", {"revotes": "3"}),
+    ]
+    run(v, [tie])
+    assert [p.code for p in v.posts()][-2:] == ["tie_draw", "win_draw_revotes"]
+    assert dict(v.posts()[-2].params) == {"ties": "4"}
+    assert v.state.winner is Winner.DRAW
 
 
 def test_ties_count_per_day() -> None:

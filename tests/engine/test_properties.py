@@ -21,8 +21,14 @@ from villages.engine.cast import DUMMY_FORBIDDEN, Options, TimeOptions
 from villages.engine.events import Died, GameOver, Post
 from villages.engine.roles import Role, SubRole
 from villages.engine.rules import Rules
-from villages.engine.state import GameState, Phase, RoundResult
-from villages.engine.visibility import me_view, seat_views, see_message, vote_views
+from villages.engine.state import Ability, DeathCause, GameState, Phase, RoundResult
+from villages.engine.visibility import (
+    me_view,
+    results_seen,
+    seat_views,
+    see_message,
+    vote_views,
+)
 
 from . import oracle
 from . import randomplay as rp
@@ -160,6 +166,11 @@ def check_views(state: GameState, posts: list[Post], whole: bool) -> None:
         assert me.partners == oracle.partners_of(state, viewer)
         got = {(r.day, r.ability, r.target, r.result) for r in me.results}
         assert got == oracle.results_of(state, viewer)
+    for viewer in viewers:
+        seen = {
+            (r.seat_no, r.day, r.ability, r.target, r.result) for r in results_seen(state, viewer)
+        }
+        assert seen == oracle.results_seen(state, viewer), viewer
     counted = {(r.day, r.round) for r in state.rounds if r.result is not RoundResult.VOID}
     assert {(r.day, r.round) for r in vote_views(state)} == counted
 
@@ -182,6 +193,37 @@ def test_no_view_ever_holds_what_its_viewer_may_not_see(
     rp.play(g, random.Random(seed), max_steps=MAX_MOVES, on_step=on_step)
     all_posts = [e for e in g.events if isinstance(e, Post)]
     check_views(g.state, all_posts, whole=True)
+
+
+def check_divinations(state: GameState) -> None:
+    """Every divination of a night that dawned, against SPEC §4/§5 read by the oracle: the
+    divined fox dies (呪殺) exactly when the seer was still alive at its turn in the dawn
+    and the fox too; a seer the wolves killed that night kills no fox."""
+    for a in state.actions:
+        if a.ability is not Ability.DIVINE or a.day >= state.day:
+            continue
+        target = state.seat(a.targets[0])
+        assert target is not None
+        cursed = target.death_cause is DeathCause.DIVINED and target.death_day == a.day
+        if target.role is not Role.FOX:
+            assert not cursed
+            continue
+        expected = oracle.divined(state, a.seat_no, a.day) and not (
+            oracle.gone_by_the_divination(state, target.no, a.day)
+        )
+        assert cursed == expected, (a, target)
+
+
+@budget(60)
+@given(n=players_st, options=options_st, seed=seed_st)
+def test_a_divined_fox_dies_only_by_a_seer_alive_at_its_turn(
+    n: int, options: Options, seed: int
+) -> None:
+    """SPEC §4/§5 through whole random games: no fox dies by the divination of a seer the
+    wolves killed that night, and every fox divined by a seer alive at its turn dies."""
+    g = rp.random_game(seed, n=n, options=options)
+    rp.play(g, random.Random(seed), max_steps=MAX_MOVES)
+    check_divinations(g.state)
 
 
 @budget(50)
@@ -213,16 +255,26 @@ def test_no_command_mutates_the_state_it_is_given(n: int, options: Options, seed
 
 def test_random_play_reaches_every_corner() -> None:
     """The random player is worth its salt: over 160 seeded games it meets every outcome,
-    sudden deaths by day and by night, alerts, outages, revotes, poison and lovers."""
+    sudden deaths by day and by night, alerts, outages, revotes, poison and lovers, and a
+    seer bitten the night it divined."""
     from villages.engine.events import Alert
-    from villages.engine.state import DeathCause
 
     codes: Counter[str] = Counter()
     causes: Counter[tuple[DeathCause, Phase]] = Counter()
     alerts = 0
+    bitten_seers = 0  # a seer killed by the wolves the night it divined
     for seed in range(160):
         g = rp.random_game(seed)
         rp.play(g, random.Random(seed), max_steps=MAX_MOVES)
+        for a in g.state.actions:
+            seer = g.state.seat(a.seat_no)
+            assert seer is not None
+            bitten_seers += (
+                a.ability is Ability.DIVINE
+                and seer.death_cause is DeathCause.ATTACKED
+                and seer.death_day == a.day
+                and seer.death_phase is Phase.NIGHT
+            )
         codes.update(e.code for e in g.events if isinstance(e, Post) and e.code)
         alerts += sum(isinstance(e, Alert) for e in g.events)
         for x in g.state.seats:
@@ -240,4 +292,4 @@ def test_random_play_reaches_every_corner() -> None:
     assert {"outage", "revote_last", "tie_draw", "poison_victim", "lovers_suicide"} <= set(codes)
     assert causes[(DeathCause.SUDDEN, Phase.DAY)] and causes[(DeathCause.SUDDEN, Phase.NIGHT)]
     assert causes[(DeathCause.DIVINED, Phase.NIGHT)] and causes[(DeathCause.POISONED, Phase.NIGHT)]
-    assert alerts > 0
+    assert alerts > 0 and bitten_seers > 0

@@ -91,6 +91,74 @@ def test_divining_the_fox_kills_it_as_an_ordinary_death() -> None:
     assert results(v, 5) == [(1, "divine", 4, "human")]
 
 
+EIGHTEEN_CUPID = "wolf*3 madman fox fox seer medium guard common common cupid villager*6"
+# 1-3 wolves, 4 madman, 5 6 foxes, 7 seer, 8 medium, 9 guard, 10 11 commons, 12 cupid
+
+
+def test_a_seer_bitten_the_night_it_divines_divines_nothing_and_the_fox_lives() -> None:
+    """SPEC §4/§5 a seer killed by the wolves that same night divines nothing: no result,
+    and the fox it chose lives (as 人狼式 resolves it)."""
+    v = village(FOURTEEN)
+    v.act(5, D, 4)  # the fox
+    v.act(1, A, 5)  # the seer
+    assert v.deaths() == {5: DeathCause.ATTACKED}
+    assert v.seat(4).alive
+    assert [p.code for p in v.posts()][-2:] == ["morning", "found_dead"]
+    assert results(v, 5) == []
+
+
+def test_a_seer_who_follows_a_lover_bitten_that_night_has_divined() -> None:
+    """SPEC §5 order: the lovers follow after the divination, so a seer who dies as a lover
+    at that dawn has divined: the fox dies and the seer's result stands."""
+    v = village(EIGHTEEN_CUPID, options=Options(cupid=True))
+    v.act(12, C, 7, 13)
+    v.act(1, A, 13)
+    v.act(7, D, 5)
+    assert v.deaths() == {
+        13: DeathCause.ATTACKED,
+        5: DeathCause.DIVINED,
+        7: DeathCause.LOVERS,
+    }
+    assert results(v, 7) == [(1, "divine", 5, "human")]
+
+
+def test_a_seer_dead_before_the_dawn_divines_nothing() -> None:
+    """SPEC §5 only a seer still alive at its turn divines: a seer who followed a lover dead
+    of sudden death before the dawn divines nothing, and the fox it chose lives."""
+    v = village(EIGHTEEN_CUPID, options=Options(cupid=True))
+    v.act(12, C, 7, 9)  # the seer and the guard
+    v.act(1, A, 13)
+    v.act(7, D, 14)
+    v.lynch(15)
+    v.act(7, D, 5)  # the fox
+    v.act(2, A, 16)
+    for _ in range(3):  # the guard never guards: silence runs the night out
+        v.tick(60)
+    v.tick(180)
+    assert v.seat(9).death_cause is DeathCause.SUDDEN
+    assert v.seat(7).death_cause is DeathCause.LOVERS
+    assert v.state.phase is Phase.DAY and v.state.day == 3
+    assert v.seat(5).alive
+    assert results(v, 7) == [(1, "divine", 14, "human")]
+
+
+def test_a_bitten_poison_still_takes_a_wolf_though_a_bitten_seer_divines_nothing() -> None:
+    """SPEC §4: the dead act no more that night (a bitten seer divines nothing), but the
+    poison's revenge stays: a bitten poison takes a random living wolf."""
+    v = village(TWENTY_POISON, options=Options(poison=True))
+    v.act(1, A, 12)  # the poison
+    v.act(7, D, 13)
+    poisoned = [no for no, c in v.deaths().items() if c is DeathCause.POISONED]
+    assert len(poisoned) == 1 and v.seat(poisoned[0]).role is Role.WOLF
+    v.lynch(14)
+    wolf = next(w for w in (1, 2, 3, 4) if v.seat(w).alive)
+    v.act(9, G, 8)
+    v.act(7, D, 6)  # the fox
+    v.act(wolf, A, 7)  # the seer
+    assert v.seat(7).death_cause is DeathCause.ATTACKED and v.seat(6).alive
+    assert results(v, 7) == [(1, "divine", 13, "human")]
+
+
 def test_medium_reads_the_days_executed_from_the_next_morning() -> None:
     """SPEC §4 medium: from day 2, learns next morning whether that day's executed was
     human or wolf."""
@@ -143,11 +211,35 @@ def test_guard_protects_from_night_two_only_and_not_themself() -> None:
     v.act(2, A, 11)
     v.act(5, D, 2)
     assert v.seat(11).alive and [p.code for p in v.posts()][-2:] == ["morning", "peaceful"]
-    assert results(v, 7) == [(2, "guard", 11, None)]
+    assert results(v, 7) == [(2, "guard", 11, "guarded")]
+
+
+def test_guard_is_told_it_held_exactly_when_the_wolves_attacked_its_charge() -> None:
+    """SPEC §4 guard: told the next morning that the guard held (「○○さんを人狼の襲撃から
+    護衛しました」) when the wolves attacked the guarded player, the fox too; a charge dead
+    of sudden death before the dawn was never attacked, and the guard is told only whom it
+    guarded."""
+    v = village(FOURTEEN)
+    v.act(1, A, 10)
+    v.act(5, D, 11)
+    v.lynch(12)
+    v.act(7, G, 4)  # the fox, whom the wolves then attack
+    v.act(5, D, 13)
+    v.act(1, A, 4)
+    assert results(v, 7) == [(2, "guard", 4, "guarded")]
+    v.lynch(13)
+    v.act(7, G, 5)  # the seer, who never divines tonight and dies of it before the dawn
+    v.act(1, A, 5)
+    for _ in range(3):
+        v.tick(60)
+    v.tick(180)
+    assert v.seat(5).death_cause is DeathCause.SUDDEN and v.state.phase is Phase.DAY
+    assert results(v, 7) == [(2, "guard", 4, "guarded"), (3, "guard", 5, None)]
 
 
 def test_guard_dies_when_the_wolves_attack_the_guard() -> None:
-    """SPEC §4 the guard dies if the wolves attack the guard."""
+    """SPEC §4 the guard dies if the wolves attack the guard, and is told nothing of that
+    night."""
     v = village(FOURTEEN)
     v.act(1, A, 10)
     v.act(5, D, 1)
@@ -156,6 +248,7 @@ def test_guard_dies_when_the_wolves_attack_the_guard() -> None:
     v.act(2, A, 7)
     v.act(5, D, 2)
     assert v.seat(7).death_cause is DeathCause.ATTACKED
+    assert results(v, 7) == []
 
 
 def test_commons_know_each_other_and_whisper_at_night() -> None:

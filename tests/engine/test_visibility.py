@@ -9,7 +9,7 @@ from villages.engine.cast import Options
 from villages.engine.errors import Dead, Forbidden, WrongPhase
 from villages.engine.events import MessageKind, Post, Volume
 from villages.engine.roles import Role, SubRole
-from villages.engine.state import Ability, Phase
+from villages.engine.state import Ability, DeathCause, Phase
 from villages.engine.texts import HOWL_TEXT, WHISPER_TEXT
 from villages.engine.visibility import (
     ability_results,
@@ -17,6 +17,7 @@ from villages.engine.visibility import (
     message_audiences,
     partners,
     public_line,
+    results_seen,
     seat_views,
     see_message,
 )
@@ -242,14 +243,24 @@ def test_decider_is_never_told_nor_shown_to_the_living() -> None:
     agrees_with_oracle(v)
 
 
-def test_seer_result_next_morning_even_if_the_seer_died_that_night() -> None:
-    """SPEC §5/§8 own results: the seer's result next morning, even if the seer died."""
+def test_a_seer_bitten_the_night_it_divines_sees_no_result_for_that_night() -> None:
+    """SPEC §4/§5/§8 own results: a seer killed by the wolves that night divines nothing, so
+    its own view (dead, seeing everything else) holds no result for that night, then or
+    after the end; the results of the nights before stay."""
     v = village(FOURTEEN)
-    v.act(5, D, 1)
-    assert ability_results(v.state, 5) == []
+    run(v, [("divine", 5, 1), ("attack", 1, 10), ("lynch", 3)])
+    assert [(r.day, r.target, r.result) for r in ability_results(v.state, 5)] == [(1, 1, "wolf")]
+    v.act(5, D, 2)
+    v.act(7, G, 6)
+    assert [(r.day, r.target) for r in ability_results(v.state, 5)] == [(1, 1)]
     v.act(1, A, 5)
-    assert [(r.target, r.result) for r in ability_results(v.state, 5)] == [(1, "wolf")]
-    assert me_view(v.state, 5).results == ability_results(v.state, 5)  # type: ignore[union-attr]
+    assert not v.seat(5).alive
+    me = me_view(v.state, 5)
+    assert me is not None and [(r.day, r.target) for r in me.results] == [(1, 1)]
+    assert me.results == ability_results(v.state, 5)
+    run(v, [("lynch", 1), ("attack", 2, 11), ("guard", 7, 6), ("lynch", 2)])
+    assert v.state.phase is Phase.ENDED
+    assert [(r.day, r.target) for r in ability_results(v.state, 5)] == [(1, 1)]
 
 
 def test_medium_results_from_day_two_about_that_days_executed() -> None:
@@ -271,11 +282,56 @@ def test_others_never_see_a_players_results() -> None:
         assert me_view(v.state, viewer).results == []  # type: ignore[union-attr]
 
 
-def test_guard_sees_their_own_guard() -> None:
-    """SPEC §8 own results (guard)."""
+def test_guard_is_told_the_next_morning_whether_its_guard_held() -> None:
+    """SPEC §4/§8 own results (guard): the next morning, "guarded" when the wolves attacked
+    the player it guarded, else only whom it guarded; nothing for a night the wolves
+    attacked the guard itself."""
     v = village(FOURTEEN)
-    run(v, [("attack", 1, 10), ("divine", 5, 11), ("lynch", 12), ("guard", 7, 5)])
-    assert [(r.day, r.ability, r.target) for r in ability_results(v.state, 7)] == [(2, "guard", 5)]
+    run(v, [("attack", 1, 10), ("divine", 5, 11), ("lynch", 12)])
+
+    def told() -> list[tuple[int, str, int, str | None]]:
+        me = me_view(v.state, 7)
+        assert me is not None and me.results == ability_results(v.state, 7)
+        return [(r.day, r.ability, r.target, r.result) for r in me.results]
+
+    run(v, [("guard", 7, 5), ("divine", 5, 13)])
+    assert told() == [], "not before the morning"
+    run(v, [("attack", 1, 5)])
+    assert v.seat(5).alive and told() == [(2, "guard", 5, "guarded")]
+    run(v, [("lynch", 13), ("guard", 7, 6), ("divine", 5, 14), ("attack", 1, 11)])
+    assert told() == [(2, "guard", 5, "guarded"), (3, "guard", 6, None)]
+    run(v, [("lynch", 14), ("guard", 7, 5), ("divine", 5, 2), ("attack", 1, 7)])
+    assert v.seat(7).death_cause is DeathCause.ATTACKED
+    assert told() == [(2, "guard", 5, "guarded"), (3, "guard", 6, None)]
+    for viewer in (5, 6, None):
+        me = me_view(v.state, viewer)
+        assert me is None or all(r.ability != "guard" for r in me.results)
+
+
+def test_everyones_results_are_seen_only_after_the_end() -> None:
+    """SPEC §8/§11d: a result is its seat's own while the game is played (spectators and
+    the dead see no one else's); once it has ended everyone sees every seat's, in order of
+    the night or day it is of, then of the seat (what the log and the replay carry)."""
+    v = village(FOURTEEN)
+    run(v, [("attack", 1, 10), ("divine", 5, 1), ("lynch", 1)])
+    run(v, [("guard", 7, 5), ("divine", 5, 3), ("attack", 2, 5)])
+    assert results_seen(v.state, None) == [] and results_seen(v.state, 99) == []
+    assert results_seen(v.state, 10) == [], "the dead see everything but others' results"
+    for seat in (5, 6, 7):
+        assert results_seen(v.state, seat) == ability_results(v.state, seat)
+        assert {r.seat_no for r in results_seen(v.state, seat)} == {seat}
+    run(v, [("lynch", 2)])
+    assert v.state.phase is Phase.ENDED
+    every = [(r.day, r.seat_no, r.ability, r.target, r.result) for r in results_seen(v.state, None)]
+    assert every == [
+        (1, 5, "divine", 1, "wolf"),
+        (2, 5, "divine", 3, "human"),
+        (2, 6, "medium", 1, "wolf"),
+        (2, 7, "guard", 5, "guarded"),
+    ]
+    assert all(
+        results_seen(v.state, viewer) == results_seen(v.state, None) for viewer in (3, 5, 99)
+    )
 
 
 def test_wills_are_published_the_morning_after_the_death() -> None:

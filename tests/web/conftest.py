@@ -109,6 +109,62 @@ def play_to_end(game: Game) -> None:
     game.village.refresh_from_db()
 
 
+# Seats 1–2 wolves, 3 the madman, 4 the seer, 5 the medium, 6 the guard, 7–11 villagers.
+CAST11 = dict(
+    enumerate(["wolf", "wolf", "madman", "seer", "medium", "guard"] + ["villager"] * 5, start=1)
+)
+
+
+def started_eleven() -> Game:
+    game = waiting_village(n=11, capacity=11)
+    roles = {str(no): role for no, role in CAST11.items()}
+    lifecycle.fix_cast(village_id=game.id, user=game.staff, roles=roles, sub_roles={})
+    for user in game.users:
+        lifecycle.vote_start(village_id=game.id, user=user)
+    game.village.refresh_from_db()
+    return game
+
+
+def act(game: Game, seat_no: int, action: str, target: int) -> None:
+    play.night_action(village_id=game.id, user=game.user(seat_no), action=action, targets=[target])
+
+
+def execute(game: Game, target: int, living: list[int], last: int) -> None:
+    """Every living player votes `target`, who votes `last`."""
+    for voter in living:
+        if voter != target:
+            play.vote(village_id=game.id, user=game.user(voter), target=target)
+    play.vote(village_id=game.id, user=game.user(target), target=last)
+
+
+def play_eleven_to_end(game: Game) -> None:
+    """Every kind of ability result, learned at the mornings of days 2, 3 and 4:
+
+    night 1  the wolves bite 7; the seer divines wolf 1           → seer: 1 is a wolf
+    day 2    1 is executed
+    night 2  the guard guards the seer, whom wolf 2 attacks; the  → guard: guarded;
+             seer divines the madman 3                              seer: 3 human;
+                                                                    medium: 1 a wolf
+    day 3    8 is executed
+    night 3  the guard guards 5; wolf 2 bites the seer as it       → guard: null (no entry
+             divines 2 (it learns nothing)                           for the seer);
+                                                                    medium: 8 human
+    day 4    2 is executed: the village wins.
+    """
+    act(game, 1, "attack", 7)
+    act(game, 4, "divine", 1)
+    execute(game, 1, [1, 2, 3, 4, 5, 6, 8, 9, 10, 11], last=4)
+    act(game, 6, "guard", 4)
+    act(game, 4, "divine", 3)
+    act(game, 2, "attack", 4)
+    execute(game, 8, [2, 3, 4, 5, 6, 8, 9, 10, 11], last=2)
+    act(game, 6, "guard", 5)
+    act(game, 4, "divine", 2)
+    act(game, 2, "attack", 4)
+    execute(game, 2, [2, 3, 5, 6, 9, 10, 11], last=3)
+    game.village.refresh_from_db()
+
+
 @pytest.fixture
 def waiting(db) -> Game:
     return waiting_village()

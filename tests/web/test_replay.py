@@ -9,7 +9,7 @@ from django.test import Client
 
 from villages.models import Message
 
-from .conftest import play_to_end, started_village
+from .conftest import play_eleven_to_end, play_to_end, started_eleven, started_village
 
 
 @pytest.fixture
@@ -63,6 +63,44 @@ def test_controls_are_links_and_the_replay_waits_for_the_end(finished, db):
     running = started_village_elsewhere()
     refused = Client().get(f"/villages/{running}/replay/")
     assert refused.status_code == 409
+
+
+def results_at(game, step: int, eye: str = "") -> list[list[str]]:
+    """The ability results a replay step shows: each row's cells."""
+    page = Client().get(f"/villages/{game.id}/replay/?step={step}{eye}").content.decode()
+    if 'id="replay-results"' not in page:
+        return []
+    table = page[page.index('id="replay-results"') :].split("</table>", 1)[0]
+    return [
+        re.findall(r"<td[^>]*>(.*?)</td>", row)
+        for row in re.findall(r"<tr data-result.*?</tr>", table)
+    ]
+
+
+def test_each_ability_result_appears_at_the_morning_it_was_told(db):
+    """Issue 33: the replay shows what the seer, the medium and the guard knew, each result
+    from the step of the morning after its night (or day); the spectator's eye, none."""
+    game = started_eleven()
+    play_eleven_to_end(game)
+    day2, day3, day4 = (step_of(game, "morning", n) for n in (1, 2, 3))
+    assert results_at(game, day2 - 1) == []
+    seer_night1 = ["1日目の夜", "村人4号", "占い", "村人1号", "狼"]
+    assert results_at(game, day2) == [seer_night1]
+    assert results_at(game, day3 - 1) == [seer_night1]
+    day3_rows = [
+        seer_night1,
+        ["2日目の夜", "村人4号", "占い", "村人3号", "人"],
+        ["2日目", "村人5号", "霊能", "村人1号", "狼"],
+        ["2日目の夜", "村人6号", "護衛", "村人4号", "護衛成功"],
+    ]
+    assert results_at(game, day3) == day3_rows
+    last = [
+        *day3_rows,
+        ["3日目", "村人5号", "霊能", "村人8号", "人"],
+        ["3日目の夜", "村人6号", "護衛", "村人5号", "—"],
+    ]
+    assert results_at(game, day4) == results_at(game, 10_000) == last, "none for the bitten seer"
+    assert results_at(game, 10_000, "&eye=spectator") == []
 
 
 def started_village_elsewhere() -> int:

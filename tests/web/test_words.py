@@ -79,3 +79,26 @@ def test_a_village_number_is_worded_in_the_pages_language(db):
         assert f"No. {game.id}" in text and f"{game.id}No." not in text, path
     client.cookies["django_language"] = "ja"
     assert f"{game.id}番地" in client.get(f"/villages/{game.id}/down/").content.decode()
+
+
+def test_the_revote_line_counts_revotes_in_the_references_words():
+    """Issue 33: 「再投票になりました( 1 回目)」 for the first revote, as 人狼式 words it;
+    the last before the draw warns of it."""
+    with translation.override("ja"):
+        assert wording.japanese("revote", {"revotes": 1}) == "再投票になりました( 1 回目)"
+        assert wording.japanese("revote_last", {"revotes": 3}) == (
+            "再投票になりました( 3 回目)。次も同数なら引き分けになります。"
+        )
+    with translation.override("en"):
+        assert wording.system_text("revote", {"revotes": "2"}, "") == "Vote again (revote 2)."
+        last = wording.system_text("revote_last", {"revotes": "3"}, "")
+        assert "revote 3" in last and "draw" in last
+
+
+def test_a_revote_line_stored_with_its_old_round_keeps_its_own_words():
+    """A line posted before issue 33 carries the round ("round": 2 for the first revote):
+    a page in another language shows its stored Japanese sentence rather than misnumber
+    it."""
+    stored = "票が割れたため、再投票です（2回目）。"
+    with translation.override("en"):
+        assert wording.system_text("revote", {"round": "2"}, stored) == stored

@@ -64,8 +64,13 @@ def _readings(view: BotView) -> list[Reading]:
 
 
 def _own_readings(view: BotView) -> dict[int, str]:
-    """Seat → "wolf" | "human" from the bot's own divinations and medium results."""
-    return {r.target: r.result for r in view.me.results if r.result is not None}
+    """Seat → "wolf" | "human" from the bot's own divinations and medium results (a guard's
+    "guarded" is no reading)."""
+    return {
+        r.target: r.result
+        for r in view.me.results
+        if r.ability in ("divine", "medium") and r.result is not None
+    }
 
 
 def _liars(view: BotView, readings: list[Reading]) -> set[int]:

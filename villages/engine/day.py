@@ -94,7 +94,9 @@ def _tally(run: Run, rng: random.Random) -> None:
         s.rounds.append(VoteRound(s.day, s.vote_round, RoundResult.TIE))
         s.vote_round += 1
         last_chance = s.ties == rules.max_revotes - 1
-        run.post("revote_last" if last_chance else "revote", round=s.vote_round)
+        # The line counts revotes, as the reference words it: the first revote is 1回目
+        # (the round is the API's, which counts every vote, a sudden death's too).
+        run.post("revote_last" if last_chance else "revote", revotes=s.ties)
         run.events.append(Revote(s.day, s.vote_round, last_chance))
         if s.clock.time_up_at is not None:
             # Talk stays closed, but everybody votes again: a fresh grace, as after a

@@ -6,6 +6,7 @@ import random
 from collections.abc import Sequence
 from datetime import datetime
 
+from .abilities import divination_happens
 from .command import (
     Run,
     Step,
@@ -187,7 +188,8 @@ def dawn(run: Run, rng: random.Random) -> None:
                 kill(run, taken, DeathCause.POISONED)
                 ordinary.append(taken)
     for a in actions:
-        if a.ability is Ability.DIVINE:
+        # A seer the wolves killed tonight (or dead before the dawn) divines nothing.
+        if a.ability is Ability.DIVINE and divination_happens(s, a):
             divined = s.seat(a.targets[0])
             assert divined is not None
             if divined.alive and divined.role is Role.FOX:

@@ -30,8 +30,8 @@ SYSTEM_LINES: dict[str, tuple[str, ...]] = {
     "time_up_night": ("grace",),
     "silence_day": ("hours",),
     "silence_night": ("hours",),
-    "revote": ("round",),
-    "revote_last": ("round",),
+    "revote": ("revotes",),  # the day's ties so far: the first revote is 1
+    "revote_last": ("revotes",),
     "tie_draw": ("ties",),
     "revote_after_sudden": (),
     "outage": ("grace",),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
+from .abilities import bitten_that_night, divination_happens, guard_held
 from .events import MessageKind
 from .roles import Role, SubRole
 from .state import Ability, Ballot, DeathCause, GameState, Phase, RoundResult, Seat
@@ -200,10 +201,11 @@ def seat_views(state: GameState, viewer: int | None) -> list[SeatView]:
 
 @dataclass(frozen=True)
 class AbilityResult:
-    day: int
+    day: int  # the night of a divination or guard, the day of the medium's executed
     ability: str  # "divine" | "medium" | "guard"
     target: int
-    result: str | None  # "human" | "wolf" | None
+    result: str | None  # "human" | "wolf" | "guarded" | None (a guard that met no attack)
+    seat_no: int  # whose result it is
 
 
 def _human_or_wolf(seat: Seat) -> str:
@@ -211,27 +213,44 @@ def _human_or_wolf(seat: Seat) -> str:
 
 
 def ability_results(state: GameState, seat_no: int) -> list[AbilityResult]:
-    """The player's own results: a divination or medium reading from the next morning."""
+    """The player's own results, each told the next morning: a divination (none by a seer
+    the wolves killed that night, SPEC §4), a medium reading, a guard: "guarded" when the
+    wolves attacked the seat it guarded, else None (nothing for a guard the wolves killed
+    instead)."""
     me = state.seat(seat_no)
     if me is None or me.role is None:
         return []
     results: list[AbilityResult] = []
     for a in state.actions:
-        if a.seat_no != seat_no:
+        if a.seat_no != seat_no or state.day <= a.day:  # told the next morning
             continue
         target = state.seat(a.targets[0])
         assert target is not None
-        if a.ability is Ability.DIVINE and state.day > a.day:
-            results.append(AbilityResult(a.day, "divine", target.no, _human_or_wolf(target)))
-        elif a.ability is Ability.GUARD:
-            results.append(AbilityResult(a.day, "guard", target.no, None))
+        if a.ability is Ability.DIVINE and divination_happens(state, a):
+            results.append(
+                AbilityResult(a.day, "divine", target.no, _human_or_wolf(target), seat_no)
+            )
+        elif a.ability is Ability.GUARD and not bitten_that_night(me, a.day):
+            held = "guarded" if guard_held(state, a) else None
+            results.append(AbilityResult(a.day, "guard", target.no, held, seat_no))
     if me.role is Role.MEDIUM:
         for x in state.seats:
             d = x.death_day
             executed = x.death_cause is DeathCause.EXECUTED and d is not None
             if executed and d is not None and state.day > d and _alive_at_night(me, d):
-                results.append(AbilityResult(d, "medium", x.no, _human_or_wolf(x)))
+                results.append(AbilityResult(d, "medium", x.no, _human_or_wolf(x), seat_no))
     return sorted(results, key=lambda r: (r.day, r.ability))
+
+
+def results_seen(state: GameState, viewer: int | None) -> list[AbilityResult]:
+    """The ability results `viewer` may see: its own seat's while the game is played,
+    every seat's once it has ended (the finished village's log, its export, its replay)."""
+    if everything_revealed(state):
+        every = [r for x in state.seats for r in ability_results(state, x.no)]
+        return sorted(every, key=lambda r: (r.day, r.seat_no, r.ability))
+    if viewer is None:
+        return []
+    return ability_results(state, viewer)
 
 
 def _alive_at_night(seat: Seat, day: int) -> bool:

@@ -10,6 +10,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils.translation import gettext_noop
 
 from villages.engine import Phase
+from villages.engine import visibility as vis
 from villages.engine.errors import WrongPhase
 from villages.engine.outcome import result_of
 from villages.engine.state import death_order
@@ -24,7 +25,8 @@ from .state import state_dict, view_for
 def village_log(village_id: int) -> VillageLogDict:
     """Everything of a finished village, as everyone may see it once it has ended: the
     village, each seat with its role and result, every line (hidden ones left out), every
-    vote round, and the deaths in the order they came. Refused before the end."""
+    vote round, the deaths in the order they came, and every ability result. Refused
+    before the end."""
     view = view_for(village_id, None)
     state = view.state
     if state.phase is not Phase.ENDED:
@@ -71,6 +73,16 @@ def village_log(village_id: int) -> VillageLogDict:
         "messages": messages_for(view),
         "votes": whole["votes"],
         "deaths": deaths,
+        "results": [
+            {
+                "day": r.day,
+                "seat_no": r.seat_no,
+                "ability": r.ability,
+                "target": r.target,
+                "result": r.result,
+            }
+            for r in vis.results_seen(state, None)
+        ],
     }
 
 

@@ -70,10 +70,19 @@ class SeatDict(TypedDict):
 
 
 class ResultDict(TypedDict):
-    day: int
-    ability: str
+    day: Annotated[
+        int, Field(description="the night of a divination or guard; the day of the executed")
+    ]
+    ability: Annotated[str, Field(description='"divine", "medium" or "guard"')]
     target: int
-    result: str | None
+    result: Annotated[
+        str | None,
+        Field(
+            description='"human" or "wolf"; for a guard "guarded" when the wolves attacked '
+            "the seat it guarded, else null. Told the next morning; none for a seer or "
+            "guard the wolves killed that night"
+        ),
+    ]
 
 
 class NightChoiceDict(TypedDict):
@@ -137,6 +146,22 @@ class DeathDict(TypedDict):
     cause: str | None
 
 
+class LogResultDict(TypedDict):
+    day: Annotated[
+        int, Field(description="the night of a divination or guard; the day of the executed")
+    ]
+    seat_no: Annotated[int, Field(description="the seer, medium or guard it was told to")]
+    ability: Annotated[str, Field(description='"divine", "medium" or "guard"')]
+    target: int
+    result: Annotated[
+        str | None,
+        Field(
+            description='"human" or "wolf"; for a guard "guarded" when the wolves attacked '
+            "the seat it guarded, else null"
+        ),
+    ]
+
+
 class VillageLogDict(TypedDict):
     village: FinishedVillageDict
     winner: str | None
@@ -144,6 +169,7 @@ class VillageLogDict(TypedDict):
     messages: list[MessageDict]
     votes: list[VoteRoundDict]
     deaths: list[DeathDict]
+    results: list[LogResultDict]
 
 
 class StateDict(TypedDict):

@@ -229,6 +229,7 @@ def export_html(request: HttpRequest, village_id: int) -> HttpResponse:
                 for d in data["deaths"]
             ],
             "votes": tally_rounds(data["votes"], names),
+            "results": log.result_rows(data["results"], names),
             "lines": lines,
             "styles": _inline_styles(),
         },

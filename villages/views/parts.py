@@ -156,7 +156,10 @@ def _x_me(p: Input, local: Local) -> dict[str, Any]:
         "subs": [wording.label(wording.SUB_ROLE, s) for s in p["sub_roles"]],
         "partner_label": str(_PARTNERS.get(p["role"], gettext_lazy("恋人"))),
         "results": [
-            {**r, "raw": r["result"], "result": wording.label(wording.RESULT, r["result"])}
+            {
+                "raw": r["result"],
+                "text": wording.result_sentence(r["ability"], r["day"], r["target"], r["result"]),
+            }
             for r in p["results"]
         ],
     }

@@ -13,13 +13,14 @@ language all change the key, so nothing stale is ever served.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import Q
 from django.utils.translation import get_language, gettext_noop
 
-from villages import line_numbers, selectors
+from villages import line_numbers, selectors, wording
 from villages.engine import GameState, MessageKind, Phase
 from villages.engine import visibility as vis
 from villages.lru import LRU
@@ -212,6 +213,22 @@ def log_html(
 
 
 CURRENT: LRU[tuple, list[Message]] = LRU(200)
+
+
+def result_rows(results: Iterable[Mapping[str, Any]], names: Mapping[int, str]) -> list[dict]:
+    """Ability results (the log's `results`) as `villages/results.html` draws them, in the
+    page's language: when, whose, which ability, of whom, and what it told."""
+    return [
+        {
+            "when": wording.result_when(r["ability"], r["day"]),
+            "who": names.get(r["seat_no"], "?"),
+            "ability": wording.label(wording.RESULT_OF, r["ability"]),
+            "target": names.get(r["target"], "?"),
+            "result": wording.label(wording.RESULT, r["result"]) or "—",
+            "raw": r["result"] or "none",
+        }
+        for r in results
+    ]
 
 
 def clear_caches() -> None:

@@ -6,7 +6,8 @@ lines in order. The deaths are the system lines that announce them (found dead, 
 sudden death, a lover's suicide, the poison's victim); a vote round is shown once the line
 that closed it (an execution, a revote, the draw) has come; the roles are the dealt ones
 (the all-seeing eye) or none (the spectator's eye, which sees the game as it was played:
-no wolves' or commons' talk, no heaven, and not the talk after the end).
+no wolves' or commons' talk, no heaven, and not the talk after the end). The all-seeing
+eye also shows the ability results known by then: each from the morning it was told.
 """
 
 from __future__ import annotations
@@ -114,6 +115,14 @@ def replay(request: HttpRequest, village_id: int) -> HttpResponse:
         view.village, sight, None, phase_lines, who, heaven=None, oldest_first=True
     )
     names = {no: row.handle_name for no, row in view.loaded.rows.items()}
+    # What the seer, the medium and the guard knew by now: a result is told the morning
+    # after the night (or day) it is of, whose line is the first of the next day. The
+    # spectator's eye sees none, as spectators saw none while the game was played.
+    learned = [
+        dataclasses.asdict(r)
+        for r in ([] if spectator else vis.results_seen(state, None))
+        if r.day < now.day
+    ]
     rounds_seen: dict[int, int] = {}
     votes = []
     for v in vis.vote_views(state):
@@ -172,6 +181,7 @@ def replay(request: HttpRequest, village_id: int) -> HttpResponse:
                 for no, m in sorted(died.items(), key=lambda kv: kv[1].id)
             ],
             "votes": votes,
+            "results": log.result_rows(learned, names),
             "phases": phases,
             "spectator": spectator,
             "first": at(1),
