@@ -206,24 +206,24 @@ def result_sentence(ability: str, day: int, name: str, result: str | None) -> st
 # Each code the engine posts (`villages.engine.texts.SYSTEM_LINES`), with its params in
 # braces.
 SYSTEM_TEXTS: dict[str, str] = {
-    "seated": gettext_noop("{name}さんが村にやってきました。"),
+    "seated": gettext_noop("{name}さんが村の集会場にやってきました。"),
     "left": gettext_noop("{name}さんが村を去りました。"),
     "kicked": gettext_noop("{name}さんは村から追い出されました。"),
     "game_start": gettext_noop("全員がそろい、ゲームが始まりました。この村の配役は {cast} です。"),
     "night": gettext_noop("{day}日目の夜が訪れました。村人たちはそれぞれの家に戻ります。"),
-    "morning": gettext_noop("{day}日目の朝が来ました。"),
-    "found_dead": gettext_noop("{name}さんが変わり果てた姿で見つかりました。"),
+    "morning": gettext_noop("朝日が昇り、{day}日目の朝がやってきました。"),
+    "found_dead": gettext_noop("{name}さんは無残な姿で発見されました。"),
     "peaceful": gettext_noop("昨夜は誰も命を落としませんでした。"),
     "lovers_suicide": gettext_noop("{name}さんは恋人を失った悲しみに耐えられず、後を追いました。"),
-    "executed": gettext_noop("投票の結果、{name}さんが処刑されました。"),
+    "executed": gettext_noop("{name}さんは投票の結果処刑されました。"),
     "poison_victim": gettext_noop("処刑の騒ぎのさなか、{name}さんが毒に倒れました。"),
     "sudden_death": gettext_noop("{name}さんは突然死しました。"),
     "time_up_day": gettext_noop("時間切れです。{grace}以内に投票しない人は突然死します。"),
     "time_up_night": gettext_noop(
         "夜が明けようとしています。{grace}以内に行動しない人は突然死します。"
     ),
-    "silence_day": gettext_noop("しばらく沈黙が続き、{hours}時間が過ぎました。"),
-    "silence_night": gettext_noop("静まりかえったまま、{hours}時間が過ぎました。"),
+    "silence_day": gettext_noop("・・・・・・・・・・ {hours}時間ほどの沈黙が続いた"),
+    "silence_night": gettext_noop("・・・・・・・・・・ {hours}時間ほどの沈黙が続いた"),
     # 人狼式's words, which players know: it counts revotes, not rounds.
     "revote": gettext_noop("再投票になりました( {revotes} 回目)"),
     "revote_last": gettext_noop(

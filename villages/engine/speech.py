@@ -24,7 +24,7 @@ CONTROLS = frozenset(
     chr(c) for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0))
 )
 # ...and that no name may hold: besides those, the bidirectional controls. A name is set
-# inside the site's sentences (「…さんが村にやってきました。」), and an override in it would
+# inside the site's sentences (「…さんが村の集会場にやってきました。」), and an override in it would
 # turn the rest of the sentence backwards.
 NAME_CONTROLS = CONTROLS | frozenset("\t\n\r\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e")
 NAME_CONTROLS |= frozenset("\u2066\u2067\u2068\u2069")
