@@ -232,6 +232,7 @@ def tally_rounds(votes: list[dict[str, Any]], names: dict[int, str]) -> Input:
                     for b in v["ballots"]
                 ],
                 "executed": names.get(v["executed"]) if v["executed"] else None,
+                "result": v.get("result", "executed"),
             }
         )
     return rounds

@@ -83,7 +83,11 @@ def test_a_non_voter_dies_of_sudden_death_once_the_grace_is_over(api: Api):
     assert codes(table).count("sudden_death") == 1
     assert codes(table).count("revote_after_sudden") == 1
     assert all(not s["has_voted"] for s in state["seats"] if s["alive"]), "ballots cleared"
-    assert state["votes"] == [], "a round voided by a sudden death is not a tally"
+    # The tallies list the round the sudden death voided, without its uncounted ballots
+    # (issue 32, item 1).
+    assert state["votes"] == [
+        {"day": 2, "round": 1, "ballots": [], "executed": None, "result": "void"}
+    ]
     assert codes(table).count("time_up_day") == 2, "a new grace for the revote"
     assert api.history(table.player(8).username)["stats"]["sudden_deaths"] == 0, "not yet ended"
 

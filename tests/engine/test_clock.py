@@ -11,7 +11,7 @@ import pytest
 from villages.engine import game
 from villages.engine.cast import Options, TimeOptions
 from villages.engine.errors import TextEmpty, TextTooLong, WrongPhase
-from villages.engine.events import Alert, Died, MessageKind, Post
+from villages.engine.events import Alert, Died, MessageKind, Post, Revote
 from villages.engine.roles import Role
 from villages.engine.rules import Rules
 from villages.engine.speech import check_text, speech_units, width
@@ -271,12 +271,15 @@ def test_owing_voters_die_with_lovers_and_ballots_clear_and_a_fresh_grace() -> N
     run(v, [("vote", {1: 3, 2: 3, 3: 1, 4: 3, 6: 3, 7: 3})])  # 8 owes
     for _ in range(12):
         v.tick(60)
-    v.tick(180)
+    step = v.tick(180)
     assert v.deaths() == {
         5: DeathCause.ATTACKED,
         8: DeathCause.SUDDEN,
         4: DeathCause.LOVERS,
     }
+    # Said as loudly as a tie's revote: the `revote` frame, cue and sound (issue 32, item 1).
+    revotes = [e for e in step.events if isinstance(e, Revote)]
+    assert revotes == [Revote(day=2, round=2, last_chance=False, reason="sudden_death")]
     s = v.state
     assert s.phase is Phase.DAY and s.current_ballots() == [] and s.vote_round == 2
     assert s.rounds[-1].result is RoundResult.VOID

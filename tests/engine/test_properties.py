@@ -171,8 +171,14 @@ def check_views(state: GameState, posts: list[Post], whole: bool) -> None:
             (r.seat_no, r.day, r.ability, r.target, r.result) for r in results_seen(state, viewer)
         }
         assert seen == oracle.results_seen(state, viewer), viewer
-    counted = {(r.day, r.round) for r in state.rounds if r.result is not RoundResult.VOID}
-    assert {(r.day, r.round) for r in vote_views(state)} == counted
+    # Every round is listed with how it ended; a round a sudden death voided shows no
+    # ballot (they were never counted).
+    assert [(r.day, r.round, r.result) for r in vote_views(state)] == [
+        (r.day, r.round, r.result) for r in state.rounds
+    ]
+    for r in vote_views(state):
+        counted = state.ballots_of_round(r.day, r.round)
+        assert r.ballots == ([] if r.result is RoundResult.VOID else counted)
 
 
 @budget(100)

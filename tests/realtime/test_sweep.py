@@ -177,6 +177,9 @@ async def test_what_the_sweep_does_reaches_the_sockets():
     await spectator.quiet(0.5)
     lines = [m["text"] for m in spectator.messages()]
     assert any("突然死" in text for text in lines)
+    # The ballots were cleared: said as loudly as a tie's revote (issue 32, item 1).
+    revotes = [f for f in spectator.frames if f["type"] == "revote"]
+    assert revotes == [{"type": "revote", "day": 2, "round": 2, "reason": "sudden_death"}]
     assert spectator.last_state()["seats"][NON_VOTER - 1]["alive"] is False
     await non_voter.close()
     await spectator.close()

@@ -74,3 +74,20 @@ def test_the_sudden_death_deadline_says_until_once_without_script():
         html = parts.render_part("d-time", time_up, parts.Local())
     assert "時間切れ" in html and "突然死まで" in html
     assert html.count("まで") == 1, html
+
+
+def test_a_revote_after_a_sudden_death_is_cued_with_its_reason_and_its_round_is_tallied():
+    """A day's sudden death clears every ballot: the screen says so as loudly as a tie's
+    revote, and the tallies show the round it voided, with no ballot (issue 32, item 1)."""
+    from django.template.loader import render_to_string
+
+    from villages.views.parts import cue_text
+
+    tie = cue_text({"type": "revote", "day": 2, "round": 2, "reason": "tie"})
+    sudden = cue_text({"type": "revote", "day": 2, "round": 2, "reason": "sudden_death"})
+    assert tie == {"kind": "revote", "text": "再投票になりました"}
+    assert sudden["kind"] == "revote" and "突然死" in sudden["text"]
+    void = {"day": 2, "round": 1, "rows": [], "executed": None, "result": "void"}
+    tied = {"day": 2, "round": 2, "rows": [], "executed": None, "result": "tie"}
+    assert "突然死が出たため無効" in render_to_string("villages/tally.html", {"round": void})
+    assert "同数のため再投票" in render_to_string("villages/tally.html", {"round": tied})

@@ -25,6 +25,7 @@ from .events import (
     Alert,
     GameOver,
     PhaseChanged,
+    Revote,
 )
 from .night import (
     dawn,
@@ -121,6 +122,10 @@ def _sudden_death(run: Run, rng: random.Random) -> None:
     s.rounds.append(VoteRound(s.day, s.vote_round, RoundResult.VOID))
     s.vote_round += 1
     run.post("revote_after_sudden")
+    # Told as loudly as a tie's revote (the cue, the sound, the `revote` frame): everyone
+    # who had voted must vote again.
+    last_chance = s.ties == run.rules.max_revotes - 1
+    run.events.append(Revote(s.day, s.vote_round, last_chance, reason="sudden_death"))
     time_up(run)
 
 

@@ -69,11 +69,14 @@ class Dawn:
 
 @dataclass(frozen=True)
 class Revote:
-    """The vote was tied and is taken again; `last_chance`: another tie is a draw."""
+    """The day's ballots were cleared and the vote is taken again: `reason` "tie" (the
+    vote was tied) or "sudden_death" (a sudden death voided the round); `last_chance`:
+    another tie is a draw."""
 
     day: int
     round: int
     last_chance: bool
+    reason: str = "tie"
 
 
 @dataclass(frozen=True)

@@ -326,16 +326,17 @@ class VoteRoundView:
     round: int
     ballots: list[Ballot]  # the engine's own (frozen): who voted for whom, with what weight
     executed: int | None
+    result: RoundResult  # executed, tie (a revote), draw, or void (a sudden death)
 
 
 def vote_views(state: GameState) -> list[VoteRoundView]:
-    """開票: every counted round is public (a round voided by a sudden death is not)."""
+    """開票: every round is public, with how it ended. A round a sudden death voided is
+    listed without its ballots: they were never counted, and nobody learns them."""
     views = []
     for r in state.rounds:
-        if r.result is RoundResult.VOID:
-            continue
-        ballots = state.ballots_of_round(r.day, r.round)
-        views.append(VoteRoundView(r.day, r.round, ballots, r.executed))
+        void = r.result is RoundResult.VOID
+        ballots = [] if void else state.ballots_of_round(r.day, r.round)
+        views.append(VoteRoundView(r.day, r.round, ballots, r.executed, r.result))
     return views
 
 

@@ -117,6 +117,13 @@ class VoteRoundDict(TypedDict):
     round: int
     ballots: list[BallotDict]
     executed: int | None
+    result: Annotated[
+        str,
+        Field(
+            description="executed, tie (a revote followed), draw, or void (a sudden death "
+            "cleared the ballots, which are not shown)"
+        ),
+    ]
 
 
 class LogSeatDict(TypedDict):

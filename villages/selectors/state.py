@@ -114,6 +114,7 @@ def _public(loaded: Loaded) -> dict[str, Any]:
                         for b in v.ballots
                     ],
                     "executed": v.executed,
+                    "result": v.result.value,
                 }
                 for v in vis.vote_views(state)
             ],

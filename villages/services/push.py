@@ -64,7 +64,7 @@ def _cue(event: Event) -> dict[str, Any] | None:
     if isinstance(event, ObjectionRaised):
         return {"type": "objection", "seat_no": event.seat_no}
     if isinstance(event, Revote):
-        return {"type": "revote", "day": event.day, "round": event.round}
+        return {"type": "revote", "day": event.day, "round": event.round, "reason": event.reason}
     if isinstance(event, Dawn):
         return {"type": "dawn", "day": event.day}
     if isinstance(event, GameOver):

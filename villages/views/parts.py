@@ -301,6 +301,7 @@ _CUES = {
     "objection": gettext_lazy("%(name)sさん「異議あり！」"),
     "dawn": gettext_lazy("夜が明けました"),
     "revote": gettext_lazy("再投票になりました"),
+    "revote_sudden": gettext_lazy("突然死が出たため、投票をやり直します"),
     "alert": gettext_lazy("突然死まであと%(n)s秒"),
     "game_over": gettext_lazy("ゲームが終わりました"),
 }
@@ -310,6 +311,8 @@ def cue_text(cue: Mapping[str, Any]) -> dict[str, str]:
     """A cue for the screen: its kind (the sound) and what the cue box says."""
     kind = cue["type"]
     text = str(_CUES.get(kind, ""))
+    if kind == "revote" and cue.get("reason") == "sudden_death":
+        text = str(_CUES["revote_sudden"])
     if kind == "objection":
         text %= {"name": cue.get("name", "")}
     elif kind == "alert":

@@ -33,7 +33,9 @@ from villages.screenview import speakers
 from . import render as log
 from .common import error_page
 
-ROUND_CLOSERS = frozenset({"executed", "revote", "revote_last", "tie_draw"})
+ROUND_CLOSERS = frozenset(
+    {"executed", "revote", "revote_last", "tie_draw", "revote_after_sudden"}
+)
 SPEEDS = (500, 1000, 2000, 4000)  # milliseconds a step while playing
 SHOWN = 100  # lines of the current phase drawn at a step (the past log has them all)
 
@@ -136,6 +138,7 @@ def replay(request: HttpRequest, village_id: int) -> HttpResponse:
                         (names.get(b.voter, "?"), names.get(b.target, "?")) for b in v.ballots
                     ],
                     "executed": names.get(v.executed) if v.executed else None,
+                    "result": v.result.value,
                 }
             )
     seats = [
