@@ -296,4 +296,3 @@ def test_execution_then_poison_then_lovers_then_victory_then_night() -> None:
         codes = v.codes()
         tail = codes[codes.index("executed") :]
         assert tail in ([*expected, "night"], [*expected, f"win_{v.state.winner}"])
-
