@@ -12,7 +12,11 @@ configured with the same CONFIG (`hosts`, `prefix`, ...), and adds:
   that could not be sent (Redis away) or that never came back (the subscription was cut
   and made again) means pushes may have been lost too: when ticks come back again, every
   socket of that loop gets `{"type": "layer.reconnected"}` on its channel and reads what
-  it missed from the database (`villages.consumers`).
+  it missed from the database (`villages.consumers`). redis-py may make a cut
+  subscription again within milliseconds, between two ticks, which then all come back:
+  so the probe also asks Redis (CLIENT LIST) for the id of the loop's subscribing
+  connection, which it knows by name (each loop's channels-redis layer gets its own
+  `client_name`, a redis-py connection option), and a new id is a hole too.
 * **`listening_now(groups)`**: which groups some process has a member in now, so that a
   push computes frames only for viewers somebody watches. Each process says which groups
   it holds in Redis keys of the site's own (`<prefix>listen:<group>`, a sorted set of
@@ -62,10 +66,17 @@ class RedisChannelLayer:
     extensions = ["groups", "flush"]
 
     def __init__(self, hosts: list[Any] | None = None, prefix: str = "asgi", **config: Any):
-        self.layer = RedisPubSubChannelLayer(hosts=hosts, prefix=prefix, **config)
         self.prefix = prefix
-        self.hosts = [dict(h) if isinstance(h, dict) else {"address": h} for h in hosts or []]
+        self.config = config
+        self.hosts = [as_options(host) for host in hosts or ["redis://localhost:6379"]]
         self.process = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        # Per event loop: a channels-redis layer whose connections carry a name of their
+        # own (CLIENT SETNAME), by which the probe finds that loop's subscription.
+        self.layers: weakref.WeakKeyDictionary[Any, RedisPubSubChannelLayer] = (
+            weakref.WeakKeyDictionary()
+        )
+        self.names: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+        self.loop_numbers = itertools.count(1)
         # Per event loop: its sockets' channels, its probe, its members of each group.
         self.sockets: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
         self.probes: weakref.WeakKeyDictionary[Any, Probe] = weakref.WeakKeyDictionary()
@@ -78,6 +89,18 @@ class RedisChannelLayer:
         self.unsaid = False  # a word that this process listens was not written: say it again
 
     # -- the layer API, passed on --------------------------------------------------------
+
+    @property
+    def layer(self) -> RedisPubSubChannelLayer:
+        """The running event loop's channels-redis layer."""
+        loop = asyncio.get_running_loop()
+        layer = self.layers.get(loop)
+        if layer is None:
+            name = self.names[loop] = f"jinro:{self.process}:{next(self.loop_numbers)}"
+            hosts = [{**host, "client_name": name} for host in self.hosts]
+            layer = RedisPubSubChannelLayer(hosts=hosts, prefix=self.prefix, **self.config)
+            self.layers[loop] = layer
+        return layer
 
     async def new_channel(self, prefix: str = "specific.") -> str:
         channel = await self.layer.new_channel(prefix)
@@ -119,7 +142,7 @@ class RedisChannelLayer:
         await self.layer.group_send(group, message)
 
     async def flush(self) -> None:
-        await self.layer.flush()
+        await self.layer.flush()  # the running loop's; another loop's is not ours to run
         for members in self.members.values():
             members.clear()
 
@@ -135,7 +158,7 @@ class RedisChannelLayer:
             return True
         lapses = time.time() + LISTEN_FOR
         try:
-            pipe = self._client().pipeline(transaction=False)
+            pipe = self.client().pipeline(transaction=False)
             for group in groups:
                 pipe.zadd(self._key(group), {self.process: lapses})
                 pipe.expire(self._key(group), int(LISTEN_FOR * 2))
@@ -148,7 +171,7 @@ class RedisChannelLayer:
 
     async def _say_left(self, group: str) -> None:
         with contextlib.suppress(RedisError, OSError):  # else its word lapses by itself
-            await self._client().zrem(self._key(group), self.process)
+            await self.client().zrem(self._key(group), self.process)
 
     async def renew(self, loop: Any) -> bool:
         """Say again which groups this loop's sockets listen to (a Redis that restarted
@@ -200,7 +223,7 @@ class RedisChannelLayer:
 
     # -- clients of our own (the probe, the listening word) ------------------------------
 
-    def _client(self) -> Any:
+    def client(self) -> Any:
         loop = asyncio.get_running_loop()
         client = self.clients.get(loop)
         if client is None:
@@ -217,9 +240,9 @@ class RedisChannelLayer:
 
 
 class Probe:
-    """The ticks of one event loop (see the module): a hole is a tick not sent, or a
-    jump in the ticks read back; when ticks come back after a hole, the loop's sockets
-    are told."""
+    """The ticks of one event loop (see the module): a hole is a tick not sent, a jump in
+    the ticks read back, or a new connection under the loop's subscription; when ticks
+    come back after a hole, the loop's sockets are told."""
 
     def __init__(self, layer: RedisChannelLayer, loop: Any) -> None:
         self.layer = layer
@@ -227,6 +250,7 @@ class Probe:
         self.numbers = itertools.count(1)
         self.read = 0  # the last tick read back
         self.hole = False
+        self.connection: frozenset[int] | None = None  # the subscription's, once seen
         self.tasks = [loop.create_task(self.tick()), loop.create_task(self.listen())]
 
     async def tick(self) -> None:
@@ -237,6 +261,7 @@ class Probe:
                 await self.layer.layer.group_send(
                     self.group, {"type": PROBE, "n": next(self.numbers)}
                 )
+                self.note_subscription(await self.subscription())
             except (RedisError, OSError) as error:
                 stop_if_cancelled(error)
                 if not self.hole:
@@ -249,6 +274,22 @@ class Probe:
                 self.layer.unsaid = False
                 renewed = time.monotonic()
                 await self.layer.renew(asyncio.get_running_loop())
+
+    async def subscription(self) -> frozenset[int]:
+        """The ids Redis gives this loop's subscribing connection (none while it is cut):
+        redis-py makes a cut one again so fast that no tick may be lost, but not what
+        was published in between."""
+        listed = await self.layer.client().client_list(_type="pubsub")
+        name = self.layer.names.get(asyncio.get_running_loop())
+        return frozenset(int(client["id"]) for client in listed if client.get("name") == name)
+
+    def note_subscription(self, ids: frozenset[int]) -> None:
+        if not ids:
+            self.hole = self.hole or self.connection is not None  # cut, not yet made again
+        elif self.connection is None:
+            self.connection = ids
+        elif ids != self.connection:
+            self.hole, self.connection = True, ids  # made again: what came between is lost
 
     async def listen(self) -> None:
         channel = await self.layer.layer.new_channel("probe.")
@@ -268,6 +309,8 @@ class Probe:
                 # A Redis that restarted forgot who listens: say it before the sockets read
                 # what they missed, so that the next pushes reach them.
                 self.hole = not await self.layer.renew(asyncio.get_running_loop())
+                with contextlib.suppress(RedisError, OSError):  # else the next tick asks
+                    self.connection = (await self.subscription()) or self.connection
                 await self.tell()
 
     async def tell(self) -> None:
@@ -286,6 +329,16 @@ def stop_if_cancelled(error: BaseException) -> None:
     task = asyncio.current_task()
     if task is not None and task.cancelling():
         raise asyncio.CancelledError from error
+
+
+def as_options(host: Any) -> dict[str, Any]:
+    """A host of the CONFIG (a URL, a (host, port) pair, or redis-py connection options)
+    as connection options."""
+    if isinstance(host, dict):
+        return dict(host)
+    if isinstance(host, (tuple, list)):
+        return {"host": host[0], "port": host[1]}
+    return {"address": host}
 
 
 def connect(kind: Any, host: dict[str, Any]) -> Any:

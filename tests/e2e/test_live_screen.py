@@ -395,7 +395,8 @@ def test_a_days_sudden_death_is_cued_like_a_revote_and_its_round_tallied(
     """Issue 32, item 1: voters saw 投票済み turn back into 投票する without a word. Now a
     day's sudden death is cued and sounded on every screen as a tie's revote is, and the
     tallies list the round it voided. A site of its own, with short times: a 5-second day,
-    a 3-second grace."""
+    a 3-second grace, swept by its own ticker (with Redis, the suite's Celery worker sweeps
+    by the default rules)."""
     from tests.conftest import serve_site
     from tests.e2e.conftest import SITE_ENV
 
@@ -404,7 +405,7 @@ def test_a_days_sudden_death_is_cued_like_a_revote_and_its_round_tallied(
         "django.contrib.auth.hashers.MD5PasswordHasher",
     ]
     short = {"JINRO_SUDDEN_DEATH_GRACE": "3", "JINRO_MIN_PHASE_SECONDS": "5"}
-    with serve_site("e2e-short", tmp_path, SITE_ENV | short) as process:
+    with serve_site("e2e-short", tmp_path, SITE_ENV | short, ("--ticker",)) as process:
         site = process.url
         api = Api(HttpTransport(site))
         realtime = {"time": {"mode": "realtime", "day_seconds": 5, "night_seconds": 300}}

@@ -208,6 +208,23 @@ async def test_a_cut_subscription_comes_back_and_every_socket_is_told(channel_la
     assert await asyncio.wait_for(layer.receive(first), 5) == {"type": "after"}
 
 
+def test_a_subscription_made_again_between_two_ticks_is_a_hole():
+    """redis-py may make a cut subscription again within milliseconds: no tick is lost,
+    but what was published meanwhile is. The probe sees the connection's new id."""
+    probe = object.__new__(redis_layer.Probe)  # its bookkeeping only, no tasks
+    probe.hole, probe.connection = False, None
+    probe.note_subscription(frozenset())  # not subscribed yet: nothing to say
+    assert (probe.hole, probe.connection) == (False, None)
+    probe.note_subscription(frozenset({5}))
+    probe.note_subscription(frozenset({5}))
+    assert not probe.hole
+    probe.note_subscription(frozenset({9}))  # cut and made again since the last look
+    assert probe.hole and probe.connection == {9}
+    probe.hole = False  # told
+    probe.note_subscription(frozenset())  # cut, not yet made again
+    assert probe.hole and probe.connection == {9}
+
+
 async def test_the_probe_stops_when_cancelled_even_if_the_cancellation_came_out_as_an_error():
     """A cancellation that reaches the probe as a connection error (redis-py turning it
     into one while it read or connected) still stops it: it must not go on retrying,
@@ -233,8 +250,9 @@ async def test_the_probe_stops_when_cancelled_even_if_the_cancellation_came_out_
             await asyncio.sleep(30)
             return {}
 
-    layer.layer = Inner()
-    probe = redis_layer.Probe(layer, asyncio.get_running_loop())
+    loop = asyncio.get_running_loop()
+    layer.layers[loop] = Inner()
+    probe = redis_layer.Probe(layer, loop)
     await asyncio.wait_for(sending.wait(), 5)
     for task in probe.tasks:
         task.cancel()
