@@ -144,6 +144,10 @@ def test_every_page_people_use_passes_wcag_21_aa(site, contexts, shot):
     assert table.state()["village"]["phase"] == "night"
     driver.say(EXECUTED, "霊界より", "heaven")
     audit.panes("heaven", executed, site, table.id)
+    heaven_log = executed.frame_locator("iframe[name=heaven]").get_by_role("log", name="霊界の会話")
+    arrives_live(
+        heaven_log, lambda: driver.say(7, "HEAVEN-LIVE-LINE", "heaven"), "HEAVEN-LIVE-LINE"
+    )
     seer = browser_of(contexts, site, table.player(SEER).username)
     audit.panes("night-seer", seer, site, table.id)  # the night before's result: a wolf
 
@@ -164,3 +168,27 @@ def test_every_page_people_use_passes_wcag_21_aa(site, contexts, shot):
     assert not audit.found, "axe-core's serious/critical WCAG 2.1 AA violations:\n" + (
         audit.report()
     )
+
+
+def arrives_live(log, post, text: str) -> None:
+    """A line posted after the screen opened lands in the log's live region as it stood, so a
+    screen reader reads it out (a region drawn anew with the line in it would stay silent)."""
+    expect(log).to_have_attribute("aria-live", "polite")
+    log.evaluate("(region) => { region.dataset.watched = 'yes'; }")
+    post()
+    expect(log).to_contain_text(text)
+    expect(log).to_have_attribute("data-watched", "yes")
+
+
+def test_new_lines_land_in_the_logs_live_region(site, contexts, shot):
+    api = Api(HttpTransport(site))
+    table = open_village(api, players=2, capacity=8, start=False)
+    page = browser_of(contexts, site, table.player(1).username)
+    open_screen(page, site, table.id)
+    log = page.frame_locator("iframe[name=lower]").get_by_role("log", name="村のログ")
+
+    def post() -> None:
+        table.player(2).ok("POST", table.path("messages"), {"text": "LIVE-LINE"}, status=201)
+
+    arrives_live(log, post, "LIVE-LINE")
+    expect(log.locator(".msg", has_text="LIVE-LINE")).to_contain_text(table.player(2).username)
