@@ -1,7 +1,9 @@
 """Accessibility (issue 32, item 18): every page people use passes axe-core's WCAG 2.1 A and
-AA rules with no serious or critical violation — the top page, register, login, the game
-screen's frames by day, by night and in heaven, the past log and its search, statistics, a
-player's history, the profile, and the staff's page of a village.
+AA rules with no serious or critical violation — the top page, register, login, the password
+reset, statistics, the information pages, the create and seat forms, the game screen's frames
+in the waiting room, by day, by night and in heaven (with the vote and attack pages), the past
+log, its replay and its search, a player's history, the profile, and the admin's page of a
+village. The screen's logs are live regions that new lines arrive in.
 
 axe-core comes bundled with axe-playwright-python, whose `Axe().run(page)` runs it in a
 Playwright page. The screen's panes are frames: each pane is opened at its own address in
@@ -94,6 +96,7 @@ def test_every_page_people_use_passes_wcag_21_aa(site, contexts, shot):
     audit.visit("top", visitor, f"{site}/")
     audit.visit("register", visitor, f"{site}/accounts/register/")
     audit.visit("login", visitor, f"{site}/accounts/login/")
+    audit.visit("password-reset", visitor, f"{site}/accounts/password-reset/")
     audit.visit("stats", visitor, f"{site}/stats/")
     audit.visit("info", visitor, f"{site}/info/")
 
@@ -154,6 +157,7 @@ def test_every_page_people_use_passes_wcag_21_aa(site, contexts, shot):
     # The end: the past log, its search, the player's history and profile, the staff's page.
     driver.play()
     audit.visit("past-log", visitor, f"{site}/villages/{table.id}/log/")
+    audit.visit("replay", visitor, f"{site}/villages/{table.id}/replay/")
     audit.visit("ended-list", visitor, f"{site}/villages/ended/")
     audit.visit("log-search", visitor, f"{site}/villages/ended/?players=8&winner=village")
     name = table.player(VILLAGER).username
