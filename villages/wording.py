@@ -89,6 +89,11 @@ MESSAGE_KIND = {
     "will": gettext_lazy("遺言"),
     "objection": gettext_lazy("異議あり"),
 }
+# The screen's logs as screen readers name them (their live regions, villages.views.screen).
+LOG_LABEL = {
+    "d-log": gettext_lazy("村のログ"),
+    "h-log": gettext_lazy("霊界の会話"),
+}
 ABILITY = {
     "vote": gettext_lazy("投票する"),
     "attack": gettext_lazy("襲撃する"),

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from villages import selectors
+from villages import selectors, wording
 from villages.engine import Phase
 from villages.screenview import layout, speakers
 from villages.services.errors import NotFound
@@ -91,8 +92,12 @@ def log_parts(view: selectors.View) -> dict[str, str]:
 
 
 def _log_section(part_id: str, html: str, last: int) -> str:
+    """A log, as a live region: a screen reader reads out each line the socket adds (a whole
+    log drawn again, as after a reload, is read only when asked)."""
+    label = escape(wording.LOG_LABEL[part_id])
     return (
-        f'<section class="part log" data-part="log" id="{part_id}" data-last="{last}">'
+        f'<section class="part log" data-part="log" id="{part_id}" data-last="{last}"'
+        f' role="log" aria-live="polite" aria-relevant="additions" aria-label="{label}">'
         f"{html}</section>"
     )
 
