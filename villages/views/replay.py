@@ -33,9 +33,7 @@ from villages.screenview import speakers
 from . import render as log
 from .common import error_page
 
-ROUND_CLOSERS = frozenset(
-    {"executed", "revote", "revote_last", "tie_draw", "revote_after_sudden"}
-)
+ROUND_CLOSERS = frozenset({"executed", "revote", "revote_last", "tie_draw", "revote_after_sudden"})
 SPEEDS = (500, 1000, 2000, 4000)  # milliseconds a step while playing
 SHOWN = 100  # lines of the current phase drawn at a step (the past log has them all)
 
