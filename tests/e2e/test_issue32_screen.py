@@ -19,6 +19,33 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 # ---------------------------------------------------------------------------
+# Contrast (WCAG 2)
+
+
+def _rgb(css: str) -> tuple[float, float, float, float]:
+    found = re.fullmatch(r"rgba?\(([\d.]+), ([\d.]+), ([\d.]+)(?:, ([\d.]+))?\)", css)
+    assert found, css
+    r, g, b, a = found.groups()
+    return float(r), float(g), float(b), float(a if a is not None else 1)
+
+
+def _luminance(css: str) -> float:
+    def channel(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b, _a = _rgb(css)
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def contrast(one: str, other: str) -> float:
+    a, b = sorted((_luminance(one), _luminance(other)), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+# The flash of a new line, held at its first frame: the site's own animation (the class
+# `new` the script gave the line), started again and paused at 0 so that nothing depends
+# ---------------------------------------------------------------------------
 # The past log
 
 
@@ -28,6 +55,43 @@ def ended_village() -> int:
     game = started_village()
     play_to_end(game)
     return game.id
+
+
+TOGGLE_STYLE = """
+(el) => {
+  const s = getComputedStyle(el);
+  return [s.fontWeight, s.backgroundColor, s.textDecorationLine, s.color, s.borderStyle].join(" ");
+}
+"""
+
+
+def test_the_past_logs_toggles_show_which_is_on(site, contexts, shot):
+    """Issue 32, item 9: 古い順/新しい順, 霊話 and 配役 looked the same on and off."""
+    village_id = ended_village()
+    page = browser_of(contexts, site, "")
+    page.goto(f"{site}/villages/{village_id}/log/")
+    toggles = page.locator(".log-toggles span.toggle")
+    expect(toggles).to_have_count(3)  # order, heaven, roles (the game has ended)
+
+    def check() -> None:
+        for i in range(3):
+            on = toggles.nth(i).locator("a.on")
+            off = toggles.nth(i).locator("a:not(.on)")
+            expect(on).to_have_count(1)
+            expect(on).to_have_attribute("aria-current", "true")
+            assert on.evaluate(TOGGLE_STYLE) != off.evaluate(TOGGLE_STYLE), toggles.nth(i)
+            ink = on.evaluate("(el) => getComputedStyle(el).color")
+            back = on.evaluate("(el) => getComputedStyle(el).backgroundColor")
+            if _rgb(back)[3] == 1:
+                assert contrast(ink, back) >= 4.5, (ink, back)
+
+    check()
+    toggles.nth(0).locator("a", has_text="新しい順").click()
+    expect(toggles.nth(0).locator("a.on")).to_have_text("新しい順")
+    toggles.nth(2).locator("a", has_text="見物人の目").click()
+    expect(toggles.nth(2).locator("a.on")).to_contain_text("見物人の目")
+    check()
+    shot(page, "53-past-log-toggles")
 
 
 # ---------------------------------------------------------------------------
