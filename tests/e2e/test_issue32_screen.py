@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from villages.models import Village
 
@@ -55,6 +55,45 @@ def ended_village() -> int:
     game = started_village()
     play_to_end(game)
     return game.id
+
+
+def test_each_past_log_line_has_a_permalink_that_marks_it(site, contexts, shot):
+    """Issue 32, item 7: lines had ids (`#m…`) but nothing to click or copy, and a link to
+    one marked nothing."""
+    village_id = ended_village()
+    page = browser_of(contexts, site, "")
+    page.goto(f"{site}/villages/{village_id}/log/")
+    lines = page.locator(".log.past .msg")
+    assert lines.count() > 10
+    for i in range(lines.count()):
+        line = lines.nth(i)
+        link = line.locator("a.at")
+        expect(link).to_be_visible()
+        assert link.get_attribute("href") == f"#{line.get_attribute('id')}"
+        assert re.fullmatch(r"\d\d:\d\d", link.inner_text()), link.inner_text()
+    talk = page.locator(".log.past .msg").nth(2)
+    other = page.locator(".log.past .msg").nth(3)
+    target = talk.get_attribute("id")
+    talk.locator("a.at").click()
+    expect(page).to_have_url(re.compile(rf"#{target}$"))
+    assert_marked(page, target, other)
+    # The address as copied from the link, opened afresh with the toggles in it.
+    fresh = browser_of(contexts, site, "")
+    fresh.goto(f"{site}/villages/{village_id}/log/?order=new#{target}")
+    line = fresh.locator(f"#{target}")
+    expect(line).to_be_in_viewport()
+    assert_marked(fresh, target, fresh.locator(".log.past .msg").first)
+    shot(fresh, "52-past-log-permalink")
+
+
+def assert_marked(page: Page, target: str, other) -> None:
+    assert page.evaluate("() => document.querySelector(':target')?.id") == target
+    style = (
+        "(el) => { const s = getComputedStyle(el); return [s.outlineStyle, s.backgroundColor]; }"
+    )
+    marked = page.locator(f"#{target}").evaluate(style)
+    plain = other.evaluate(style)
+    assert marked[0] != "none" and marked != plain, (marked, plain)
 
 
 TOGGLE_STYLE = """
