@@ -11,9 +11,10 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.api.client import Api, HttpTransport, open_village
 from villages.models import Village
 
-from .test_live_screen import browser_of
+from .test_live_screen import browser_of, lower, open_screen
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -45,6 +46,70 @@ def contrast(one: str, other: str) -> float:
 
 # The flash of a new line, held at its first frame: the site's own animation (the class
 # `new` the script gave the line), started again and paused at 0 so that nothing depends
+# on how fast the browser is.
+FLASH = """
+(el) => {
+  el.classList.remove("new");
+  void el.offsetWidth;
+  el.classList.add("new");
+  const flash = el.getAnimations().find((a) => a.animationName === "flash-new");
+  if (!flash) return null;
+  flash.pause();
+  flash.currentTime = 0;
+  const say = el.querySelector(".say");
+  return {
+    background: getComputedStyle(el).backgroundColor,
+    ink: getComputedStyle(el).color,
+    say: getComputedStyle(say).color,
+  };
+}
+"""
+
+
+def flash_of(line) -> dict[str, str]:
+    expect(line).to_have_class(re.compile(r"\bnew\b"))
+    colours = line.evaluate(FLASH)
+    assert colours, "the new line does not flash"
+    return colours
+
+
+def assert_readable(colours: dict[str, str], scheme: str) -> None:
+    assert _rgb(colours["background"])[3] == 1, (scheme, colours)
+    for text in ("ink", "say"):
+        ratio = contrast(colours[text], colours["background"])
+        assert ratio >= 4.5, f"{scheme}: {text} {colours[text]} on the flash: {ratio:.2f}"
+
+
+def test_a_new_lines_flash_keeps_day_night_and_heaven_text_readable(site, contexts, shot):
+    """Issue 32, item 6: the yellow flash made night text (light on yellow) unreadable."""
+    api = Api(HttpTransport(site))
+    cast = ["wolf", "wolf", "seer"] + ["villager"] * 5
+    table = open_village(api, players=8, cast=cast)  # night 1
+    wolf = browser_of(contexts, site, table.player(1).username)
+    open_screen(wolf, site, table.id)
+    say = table.player
+    say(2).ok("POST", table.path("messages"), {"text": "夜の相談です"}, status=201)
+    line = lower(wolf).locator(".msg", has_text="夜の相談です")
+    expect(lower(wolf).locator("body")).to_have_class(re.compile(r"\bphase-night\b"))
+    assert_readable(flash_of(line), "night")
+    shot(wolf, "50-night-flash")
+
+    say(1).ok("POST", table.path("night-action"), {"action": "attack", "targets": [8]})
+    say(3).ok("POST", table.path("night-action"), {"action": "divine", "targets": [4]})
+    expect(lower(wolf).locator("body")).to_have_class(re.compile(r"\bphase-day\b"))
+    dead = browser_of(contexts, site, table.player(8).username)
+    open_screen(dead, site, table.id)
+    heaven = dead.frame_locator("iframe[name=heaven]")
+    expect(heaven.locator("#h-log")).to_be_attached()
+    say(3).ok("POST", table.path("messages"), {"text": "おはようございます"}, status=201)
+    assert_readable(flash_of(lower(dead).locator(".msg", has_text="おはようございます")), "day")
+    say(8).ok(
+        "POST", table.path("messages"), {"text": "霊界は静かです", "channel": "heaven"}, status=201
+    )
+    assert_readable(flash_of(heaven.locator(".msg", has_text="霊界は静かです")), "heaven")
+    shot(dead, "51-day-and-heaven-flash")
+
+
 # ---------------------------------------------------------------------------
 # The past log
 
