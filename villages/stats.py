@@ -1,8 +1,9 @@
 """Site-wide statistics (統計): how each team and role fares, and the players' ranking.
 
 What counts as a game is what a player's history counts (`accounts.selectors.history`):
-a village that ended with a winner (not abandoned), not a practice village, each seat of
-a person (not the dummy boy, not a bot) with its result from the engine
+a village that ended with a winner (not abandoned), not a practice village unless asked
+(`Filters.practice`, as the history's 練習村を含める), each seat of a person (not the
+dummy boy, not a bot) with its result from the engine
 (`outcome.result_of`). Sudden deaths are counted as everywhere else
 (`accounts.selectors.sudden_death_seats`: abandoned and practice villages included).
 
@@ -38,17 +39,26 @@ class Filters:
     since: datetime | None = None
     until: datetime | None = None
     min_games: int = 5
+    practice: bool = False  # practice villages (bots) count too
 
     def key(self) -> str:
         return "|".join(
-            str(x) for x in (self.players, self.option, self.since, self.until, self.min_games)
+            str(x)
+            for x in (
+                self.players,
+                self.option,
+                self.since,
+                self.until,
+                self.min_games,
+                self.practice,
+            )
         )
 
 
 def _games(filters: Filters):
-    qs = Village.objects.filter(
-        status=Village.Status.ENDED, abandoned=False, practice=False
-    ).exclude(winner="")
+    qs = Village.objects.filter(status=Village.Status.ENDED, abandoned=False).exclude(winner="")
+    if not filters.practice:
+        qs = qs.filter(practice=False)
     if filters.players is not None:
         qs = qs.filter(seated=filters.players)
     if filters.option == "realtime":

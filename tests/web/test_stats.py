@@ -77,3 +77,23 @@ def started_village_again():
         username=Concat(Value("old-"), F("username"))
     )
     return started_village()
+
+
+def test_practice_villages_count_when_asked_and_the_bars_have_a_legend(one_game):
+    """Issue 32, item 8: an operator who tried the site with bots saw 「まだ試合がありません」;
+    the history's 練習村を含める toggle is offered here too, keeping the other filters."""
+    from villages.models import Village
+
+    Village.objects.filter(pk=one_game.id).update(practice=True)
+    page = Client().get("/stats/?players=8").content.decode()
+    assert "0試合（廃村と練習村を除く）" in page
+    assert "まだ試合がありません。" in page
+    assert 'href="?players=8&amp;practice=1"' in page and "練習村を含める" in page
+    page = Client().get("/stats/?players=8&practice=1").content.decode()
+    assert "1試合（廃村を除き、練習村を含む）" in page
+    assert bar(page, "村人陣営") == "6/6 勝率100% 生存67%"
+    assert 'href="?players=8"' in page and "練習村を除く" in page
+    assert '<input type="hidden" name="practice" value="1">' in page  # 絞り込む keeps it
+    legend = re.search(r'<p class="legend">(.*?)</p>', page, flags=re.DOTALL)
+    assert legend and "key games" in legend[1] and "key wins" in legend[1], "no legend"
+    assert "参加" in legend[1] and "勝利" in legend[1]

@@ -21,7 +21,7 @@ from typing import Any
 
 from django.template.loader import get_template
 from django.utils import timezone
-from django.utils.formats import time_format
+from django.utils.formats import date_format, time_format
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
@@ -289,8 +289,20 @@ def _line(m: dict[str, Any], who: Mapping[str, str] | None) -> str:
             "who": name,
             "icon": icon,
             "text": text,
+            **_posted(m.get("created_at")),
         }
     )
+
+
+def _posted(iso: str | None) -> dict[str, str]:
+    """When a line was posted: the text of its permalink (its time) and the full date."""
+    if not iso:
+        return {}
+    at = timezone.localtime(datetime.fromisoformat(iso))
+    return {
+        "at": time_format(at, "H:i"),
+        "at_full": f"{date_format(at, 'Y-m-d')} {time_format(at, 'H:i:s')}",
+    }
 
 
 def phase_key(m: Mapping[str, Any]) -> str:

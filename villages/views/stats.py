@@ -51,7 +51,17 @@ def _bars(table: dict[str, dict[str, int]], names: dict, search: dict[str, Any],
     return bars
 
 
+def _toggled(request: HttpRequest, name: str, value: str | None) -> str:
+    """This page's address with one parameter set (or left out), the filters kept."""
+    query = request.GET.copy()
+    query.pop(name, None)
+    if value is not None:
+        query[name] = value
+    return "?" + query.urlencode()
+
+
 def statistics(request: HttpRequest) -> HttpResponse:
+    practice = request.GET.get("practice") == "1"
     form = StatsForm(request.GET or None)
     valid = form.is_bound and form.is_valid()
     criteria = form.criteria() if valid else {}
@@ -61,6 +71,7 @@ def statistics(request: HttpRequest) -> HttpResponse:
         since=criteria.get("since"),
         until=criteria.get("until"),
         min_games=(form.cleaned_data.get("min_games") if valid else None) or 5,
+        practice=practice,
     )
     found = stats.statistics(filters)
     search = {
@@ -83,6 +94,8 @@ def statistics(request: HttpRequest) -> HttpResponse:
             "ranking": [{**p, "rate_pct": round(100 * p["rate"])} for p in found["ranking"]],
             "most_games": found["most_games"],
             "min_games": filters.min_games,
+            "practice": practice,
+            "practice_link": _toggled(request, "practice", None if practice else "1"),
         },
         status=400 if form.is_bound and not valid else 200,
     )

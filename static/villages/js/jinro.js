@@ -262,14 +262,16 @@
       return { type: "hello", parts: parts, after: after, marks: screenState.marks, lang: cfg.lang };
     }
     // Phones: the panes stack and fill the screen; the upper pane is as tall as what it
-    // holds, up to half the screen, so that no control is cut off.
+    // holds, up to half the screen, so that no control is cut off. Elsewhere it keeps its
+    // height unless it holds more (a notice above the talk box): then it grows as phones do.
     var phone = window.matchMedia("(max-width: 700px)");
     function fitUpper() {
       var frame = document.querySelector("iframe[name=up]");
       var doc = null;
       try { doc = frame && frame.contentDocument; } catch (e) { doc = null; }
       if (!frame || !doc || !doc.body) return;
-      if (!phone.matches) { frame.style.height = ""; return; }
+      var least = 120;
+      if (!phone.matches) { frame.style.height = ""; least = frame.offsetHeight; }
       var bottom = 0;
       Array.prototype.forEach.call(doc.body.children, function (el) {
         if (el.tagName !== "SCRIPT") bottom = Math.max(bottom, el.getBoundingClientRect().bottom);
@@ -277,7 +279,8 @@
       var pad = parseFloat(doc.defaultView.getComputedStyle(doc.body).paddingBottom) || 0;
       var need = Math.ceil(bottom + (doc.scrollingElement || doc.documentElement).scrollTop + pad);
       need += frame.offsetHeight - frame.clientHeight;  // its border
-      frame.style.height = Math.max(120, Math.min(need, Math.round(window.innerHeight / 2))) + "px";
+      var fit = Math.max(least, Math.min(need, Math.round(window.innerHeight / 2)));
+      if (fit !== frame.offsetHeight) frame.style.height = fit + "px";
     }
     window.addEventListener("resize", fitUpper);
     var hub = new Socket(function (frame) {
@@ -303,6 +306,7 @@
         if (paneCfg.pane === "up") fitUpper();
       },
       isOpen: function () { return hub.open; },
+      fit: fitUpper,
     };
     window.addEventListener("load", function () { hub.started = true; hub.connect(); });
     setInterval(tick, 1000);
@@ -337,18 +341,25 @@
       // and the confirmation goes once read.
       sessionStorage.removeItem(key);
       box.focus({ preventScroll: true });
-      var said = document.querySelector("[data-done]");
-      if (said) setTimeout(function () { said.remove(); }, 8000);
     } else if (!box.value && sessionStorage.getItem(key)) box.value = sessionStorage.getItem(key);
     box.addEventListener("input", function () { sessionStorage.setItem(key, box.value); });
     box.addEventListener("keydown", function (e) {
       if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); box.form.requestSubmit(); }
     });
   }
-  // the answer to a post floats over the pane's top bar until it is clicked away
+  // The answer to a post (an error, a will kept) goes once read, or when clicked; the pane
+  // the screen let grow to hold it gets its height back.
+  function dismiss(answer) {
+    if (!answer.isConnected) return;
+    answer.remove();
+    if (parentHub && parentHub.fit) parentHub.fit();
+  }
+  document.querySelectorAll(".answer").forEach(function (answer) {
+    setTimeout(function () { dismiss(answer); }, 8000);
+  });
   document.addEventListener("click", function (e) {
     var answer = e.target.closest && e.target.closest(".answer");
-    if (answer) answer.remove();
+    if (answer) dismiss(answer);
   });
   // selects that apply themselves
   document.addEventListener("change", function (e) {
