@@ -33,9 +33,7 @@ from villages.screenview import speakers
 from . import render as log
 from .common import error_page
 
-ROUND_CLOSERS = frozenset(
-    {"executed", "revote", "revote_last", "tie_draw", "revote_after_sudden"}
-)
+ROUND_CLOSERS = frozenset({"executed", "revote", "revote_last", "tie_draw", "revote_after_sudden"})
 SPEEDS = (500, 1000, 2000, 4000)  # milliseconds a step while playing
 SHOWN = 100  # lines of the current phase drawn at a step (the past log has them all)
 
@@ -149,10 +147,7 @@ def replay(request: HttpRequest, village_id: int) -> HttpResponse:
             "alive": seat.no not in died,
             "role": ""
             if spectator or seat.role is None
-            else wording.label(wording.ROLE, seat.role.value)
-            + "".join(
-                "・" + wording.label(wording.SUB_ROLE, s.value) for s in sorted(seat.sub_roles)
-            ),
+            else wording.roles_text(seat.role.value, [s.value for s in sorted(seat.sub_roles)]),
         }
         for seat in state.seats
     ]
