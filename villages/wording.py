@@ -142,6 +142,12 @@ def seat_name(name: str) -> str:
     return _("%(name)s(ボット)") % {"name": _BOT_NAME_EN.get(base, base)}
 
 
+def names_text(names: list[str]) -> str:
+    """Seats' names with the honorific, listed as the page's language lists them."""
+    comma = "、" if is_japanese() else ", "
+    return comma.join(_("%(name)sさん") % {"name": seat_name(n)} for n in names)
+
+
 def roles_text(role: str | None, sub_roles: list[str] | tuple[str, ...] = ()) -> str:
     """A role and its sub-roles, joined as the page's language joins them."""
     names = [label(ROLE, role)] + [label(SUB_ROLE, s) for s in sub_roles]

@@ -119,3 +119,30 @@ def test_the_api_docs_name_no_file_outside_the_repository():
         text = reader("en").get(path).content.decode()
         assert "shared/" not in text and "API.md" not in text.replace("docs/api.md", ""), path
     assert "docs/api.md" in reader("en").get("/api/v1/openapi.json").content.decode()
+
+
+def test_a_player_among_bots_reads_their_names_in_english_while_playing(settings):
+    """A wolf sitting with fifteen bots, on night 1: its fellow wolves, the attack's
+    choices and the player list call the bots by their English names."""
+    settings.JINRO_RATE_LIMIT_ENABLED = False
+    owner = get_user_model().objects.create_user("host", password=PASSWORD)
+    staff = get_user_model().objects.create_user("staff", password=PASSWORD, is_staff=True)
+    village = lifecycle.create_village(user=owner, name="practice", capacity=16)
+    icon = Icon.objects.choosable().first()
+    lifecycle.sit(village_id=village.pk, user=owner, handle_name="Me", icon_id=icon.pk)
+    bots.add_bots(village_id=village.pk, user=owner)
+    roles = ["wolf", "wolf", "wolf", "seer", "medium", "guard", "common", "common", "madman"]
+    roles += ["fox"] + ["villager"] * 6
+    cast = {str(no): role for no, role in enumerate(roles, start=1)}
+    lifecycle.fix_cast(village_id=village.pk, user=staff, roles=cast, sub_roles={})
+    lifecycle.vote_start(village_id=village.pk, user=owner)
+    client = reader("en", owner)
+    down = client.get(f"/villages/{village.pk}/down/").content.decode()
+    fellows = re.search(r"Your fellow werewolves: ([^<]*)</p>", down)
+    assert fellows and fellows[1] == "Akira (bot), Yuki (bot)", fellows
+    attack = client.get(f"/villages/{village.pk}/act/?action=attack").content.decode()
+    assert "Haruka (bot)" in attack
+    for page in (down, attack, client.get(f"/villages/{village.pk}/up/").content.decode()):
+        assert engine.BOT_MARK not in page and "、" not in page and "さん" not in page
+    japanese = reader("ja", owner).get(f"/villages/{village.pk}/down/").content.decode()
+    assert "アキラ(ボット)さん、ユウキ(ボット)さん" in japanese

@@ -152,6 +152,7 @@ def _x_me(p: Input, local: Local) -> dict[str, Any]:
         "role": wording.label(wording.ROLE, p["role"]),
         "subs": [wording.label(wording.SUB_ROLE, s) for s in p["sub_roles"]],
         "partner_label": str(_PARTNERS.get(p["role"], gettext_lazy("恋人"))),
+        "partners": wording.names_text(p["partners"]),
         "results": [
             {
                 "raw": r["result"],
@@ -213,8 +214,7 @@ def _x_actions(p: Input, local: Local) -> dict[str, Any]:
         done = _("%(name)sさんに投票済み") % {"name": wording.seat_name(p["vote"])}
     elif p.get("phase") == "night" and p.get("tonight"):
         t = p["tonight"]
-        comma = "、" if wording.is_japanese() else ", "
-        names = comma.join(_("%(name)sさん") % {"name": wording.seat_name(n)} for n in t["targets"])
+        names = wording.names_text(t["targets"])
         done = _(_TONIGHT.get(t["ability"], "%(names)sを選びました")) % {"names": names}
         if t.get("by"):
             done += _("（%(name)sさんの選択）") % {"name": wording.seat_name(t["by"])}
