@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from villages.services.errors import Banned
@@ -55,7 +56,7 @@ class PreferencesForm(forms.Form):
     refresh_seconds = forms.TypedChoiceField(
         label=_("自動更新"),
         coerce=int,
-        choices=[(n, str(n) if n else _("手動")) for n in REFRESH_CHOICES],
+        choices=[(n, str(n)) for n in REFRESH_CHOICES],  # worded in __init__
     )
     sound = forms.BooleanField(label=_("音でお知らせ"), required=False)
     list_below = forms.BooleanField(
@@ -66,3 +67,10 @@ class PreferencesForm(forms.Form):
         choices=[("", _("ブラウザに合わせる")), *settings.LANGUAGES],
         required=False,
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # "15秒" as the game screen's controls say it, in the request's language.
+        self.fields["refresh_seconds"].choices = [
+            (n, gettext("%(n)s秒") % {"n": n} if n else gettext("手動")) for n in REFRESH_CHOICES
+        ]

@@ -85,7 +85,7 @@ def register(request: HttpRequest) -> HttpResponse:
                 login(request, user, backend="accounts.backends.BanAwareBackend")
                 messages.success(request, _("登録しました。ようこそ！"))
                 if address := form.cleaned_data.get("email"):
-                    _mail_confirmation(request, user, address)
+                    _mail_confirmation(request, user, address, registering=True)
                 nxt = request.POST.get("next", "")
                 safe = url_has_allowed_host_and_scheme(nxt, allowed_hosts={request.get_host()})
                 return HttpResponseRedirect(nxt if nxt and safe else "/")
@@ -101,9 +101,12 @@ def register(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _mail_confirmation(request: HttpRequest, user, address: str) -> bool:
+def _mail_confirmation(
+    request: HttpRequest, user, address: str, *, registering: bool = False
+) -> bool:
     """Mail the address its confirmation link; a mail that cannot go is said, not raised
-    (what the user did is saved either way)."""
+    (what the user did is saved either way). The account is made already: the link only
+    confirms the address (accounts.mail), which is then the one password resets go to."""
     try:
         mail.ask_to_confirm(request, user, address)
     except RuleError as exc:
@@ -118,11 +121,18 @@ def _mail_confirmation(request: HttpRequest, user, address: str) -> bool:
             ),
         )
         return False
-    messages.success(
-        request,
-        _("%(address)s に確認のメールを送りました。メールのリンクを開くと登録されます。")
-        % {"address": address},
+    sent = (
+        _(
+            "アカウントはもう使えます。%(address)s に確認のメールを送りました。"
+            "メールのリンクを開くと、このアドレスが確認されます。"
+        )
+        if registering
+        else _(
+            "%(address)s に確認のメールを送りました。"
+            "メールのリンクを開くと、このアドレスが確認されます。"
+        )
     )
+    messages.success(request, sent % {"address": address})
     return True
 
 

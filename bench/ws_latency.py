@@ -186,7 +186,8 @@ class Process:
 
 
 def start_daphne(log_dir: Path, gc_thresholds: str | None = None) -> Site:
-    """A daphne of the site; `gc_thresholds`: its GC_THRESHOLDS (README), else the default."""
+    """A daphne of the site; `gc_thresholds`: its GC_THRESHOLDS (docs/operations.md), else
+    the default."""
     return start_site(log_dir, env={"GC_THRESHOLDS": gc_thresholds} if gc_thresholds else None)
 
 
@@ -787,7 +788,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--post-gc",
-        help="GC_THRESHOLDS of the daphnes taking the POSTs (e.g. 5000,20,100; README)",
+        help="GC_THRESHOLDS of the daphnes taking the POSTs (e.g. 5000,20,100; docs/operations.md)",
     )
     args = parser.parse_args()
     if args.poster:

@@ -29,7 +29,8 @@ api = NinjaAPI(
     title="jinro_site API",
     version="1",
     description=(
-        "汝は人狼なりや？ villages for bots, clients and acceptance checks (shared/API.md)."
+        "汝は人狼なりや？ villages for bots, clients and acceptance checks. What the site adds"
+        " to this document (errors, Idempotency-Key, message ids) is in docs/api.md."
     ),
     urls_namespace="api-v1",
 )

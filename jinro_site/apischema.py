@@ -106,7 +106,7 @@ class ErrorDetail(Schema):
 
 
 class ErrorOut(Schema):
-    """Every refusal: `{"error": {"code", "message"}}` (API.md, Conventions)."""
+    """Every refusal: `{"error": {"code", "message"}}` (docs/api.md)."""
 
     error: ErrorDetail
 

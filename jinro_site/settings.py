@@ -3,7 +3,7 @@
 Two runtimes share this file. Without REDIS_URL the site is *embedded*: one daphne
 process (`manage.py runsite`) with the in-memory channel layer and a sweep ticker.
 With REDIS_URL it is the production layout: channels-redis, Celery worker + beat.
-README.md lists every variable.
+docs/operations.md lists every variable.
 """
 
 import os
@@ -81,7 +81,7 @@ LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", LOOPBACK_HOSTS if EMBEDDED or DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
-# --- HTTPS (README's production environment turns these on behind a TLS proxy) ------------
+# --- HTTPS (docs/deployment.md's production environment turns these on behind a TLS proxy) --
 
 
 def _proxy_ssl_header() -> tuple[str, str] | None:

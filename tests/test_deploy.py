@@ -1,4 +1,4 @@
-"""What an operator meets (issue 13): safe defaults, `check --deploy` with README's
+"""What an operator meets (issue 13): safe defaults, `check --deploy` with docs/deployment.md's
 production environment, hashed and compressed static files, the site's own error pages,
 and the deploy files (nginx in front of a real site process, systemd units)."""
 
@@ -45,9 +45,9 @@ def setting(env: dict[str, str], expression: str) -> subprocess.CompletedProcess
 
 
 def readme_production_env() -> dict[str, str]:
-    readme = (ROOT / "README.md").read_text()
-    block = re.search(r"<!-- production-env -->\n```sh\n(.*?)```", readme, flags=re.DOTALL)
-    assert block, "README.md shows the production environment between its markers"
+    page = (ROOT / "docs" / "deployment.md").read_text()
+    block = re.search(r"<!-- production-env -->\n```sh\n(.*?)```", page, flags=re.DOTALL)
+    assert block, "docs/deployment.md shows the production environment between its markers"
     env = {}
     for line in block[1].splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
@@ -83,7 +83,7 @@ def test_a_malformed_proxy_ssl_header_is_refused_by_name():
 
 def test_check_deploy_reports_nothing_with_readmes_production_environment():
     env = readme_production_env()
-    assert env["SECRET_KEY"] == "", "README leaves the key to the operator"
+    assert env["SECRET_KEY"] == "", "the page leaves the key to the operator"
     env["SECRET_KEY"] = get_random_secret_key()
     answer = site_python(env, "manage.py", "check", "--deploy", "--fail-level", "WARNING")
     assert answer.returncode == 0, answer.stdout + answer.stderr

@@ -96,9 +96,7 @@ def _code_filter(field: str, table: dict, title: Any) -> type[admin.SimpleListFi
 
 
 def _roles(seat: Seat) -> str:
-    names = [wording.label(wording.ROLE, seat.role)]
-    names += [wording.label(wording.SUB_ROLE, sub) for sub in seat.sub_roles or ()]
-    return "・".join(name for name in names if name)
+    return wording.roles_text(seat.role, seat.sub_roles or ())
 
 
 # ---------------------------------------------------------------------------

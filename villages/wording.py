@@ -25,8 +25,11 @@ from django.conf import settings
 from django.utils.translation import get_language, gettext_lazy, gettext_noop, override
 from django.utils.translation import gettext as _
 
+from villages.bots.lines import NAMES as BOT_NAMES
+from villages.bots.lines import key_of as bot_key_of
 from villages.bots.lines import word as bot_word
 from villages.engine.errors import RuleError
+from villages.engine.game import BOT_MARK
 
 # ---------------------------------------------------------------------------
 # Names of the engine's codes
@@ -130,6 +133,30 @@ def label(table: dict[str, Any], code: str | None) -> str:
 
 def is_japanese() -> bool:
     return (get_language() or "ja").startswith("ja")
+
+
+_BOT_NAME_EN = dict(BOT_NAMES)
+
+
+def seat_name(name: str) -> str:
+    """A seat's name as the page calls it: a bot's (its Japanese name and the bot mark,
+    as it sits) in the page's language; a person's as they chose it."""
+    if is_japanese() or not name.endswith(BOT_MARK):
+        return name
+    base = name.removesuffix(BOT_MARK)
+    return _("%(name)s(ボット)") % {"name": _BOT_NAME_EN.get(base, base)}
+
+
+def names_text(names: list[str]) -> str:
+    """Seats' names with the honorific, listed as the page's language lists them."""
+    comma = "、" if is_japanese() else ", "
+    return comma.join(_("%(name)sさん") % {"name": seat_name(n)} for n in names)
+
+
+def roles_text(role: str | None, sub_roles: list[str] | tuple[str, ...] = ()) -> str:
+    """A role and its sub-roles, joined as the page's language joins them."""
+    names = [label(ROLE, role)] + [label(SUB_ROLE, s) for s in sub_roles]
+    return ("・" if is_japanese() else ", ").join(n for n in names if n)
 
 
 # ---------------------------------------------------------------------------
@@ -259,6 +286,8 @@ def _cast(value: str) -> str:
 
 
 def _param(name: str, value: str) -> str:
+    if name == "name":
+        return seat_name(value)
     if name == "grace" and value.isdigit():
         return minutes(int(value))
     if name == "cast":
@@ -295,6 +324,8 @@ def line_text(kind: str, code: str, params: dict[str, Any], text: str) -> str:
         return system_text(code, params, text)
     if kind in ("wolf_howl", "common_whisper") and not is_japanese():
         return _(text)
+    if code and not is_japanese() and (key := bot_key_of(code)):
+        return bot_text(key, params, text)
     return text
 
 
@@ -303,8 +334,18 @@ def line_text(kind: str, code: str, params: dict[str, Any], text: str) -> str:
 
 
 def bot_line(key: str, params: dict[str, str]) -> str:
-    """A bot's line (`villages.bots.lines`), in the site's language."""
+    """A bot's line (`villages.bots.lines`), in the site's language: the text kept with
+    the line (its key and params are kept too, for `bot_text`)."""
     return bot_word(key, params, settings.LANGUAGE_CODE)
+
+
+def bot_text(key: str, params: dict[str, Any], fallback: str) -> str:
+    """A bot's line in the page's language, from its key and params."""
+    values = {k: seat_name(str(v)) if k == "name" else str(v) for k, v in params.items()}
+    try:
+        return bot_word(key, values, get_language() or "ja")
+    except (KeyError, IndexError, ValueError):
+        return fallback
 
 
 def error_text(error: RuleError | str) -> str:

@@ -1,4 +1,4 @@
-"""The accounts' tables as migrations 0001-0003 left them (README: Upgrading)."""
+"""The accounts' tables as migrations 0001-0003 left them (docs/deployment.md: Upgrading)."""
 
 import django.db.models.deletion
 from django.conf import settings

@@ -109,3 +109,13 @@ def test_one_person_and_seven_bots_play_a_practice_village_to_the_end(
     assert not Seat.objects.filter(village=ended, death_cause="sudden").exists()
     talk = list(Message.objects.filter(village=ended, kind="talk").values_list("text", flat=True))
     assert any("に投票します" in t for t in talk), talk
+
+    # The same screen in English (issue 32, item 13): the bots' names and lines too.
+    page.context.add_cookies([{"name": "django_language", "value": "en", "url": site}])
+    me.open_screen(village_id)
+    expect(me.lower.locator(".phase-line")).to_contain_text("Ended", timeout=10_000)
+    names = me.lower.locator(".player.bot .pname")
+    expect(names.first).to_contain_text("(bot)")
+    log = me.lower.locator("#d-log").inner_text()
+    assert engine.BOT_MARK not in log and "に投票します" not in log and "I vote for" in log
+    shot(page, "43-practice-ended-english", full_page=True)

@@ -46,6 +46,30 @@ LINES: dict[str, tuple[str, str]] = {
 
 RESULTS: dict[str, tuple[str, str]] = {"wolf": ("人狼", "a werewolf"), "human": ("人間", "human")}
 
+# The bots' names, in Japanese and English: a bot sits as the Japanese one (with the
+# engine's bot mark), and a page in English calls it by the English one.
+NAMES: tuple[tuple[str, str], ...] = (
+    ("アキラ", "Akira"), ("ユウキ", "Yuki"), ("ハルカ", "Haruka"), ("ソウタ", "Sota"),
+    ("ミサキ", "Misaki"), ("レン", "Ren"), ("ナツキ", "Natsuki"), ("カイト", "Kaito"),
+    ("サクラ", "Sakura"), ("リク", "Riku"), ("ヒナタ", "Hinata"), ("コウ", "Ko"),
+    ("マユ", "Mayu"), ("ダイチ", "Daichi"), ("アオイ", "Aoi"), ("シン", "Shin"),
+    ("ミオ", "Mio"), ("タクミ", "Takumi"), ("ユイ", "Yui"), ("ケン", "Ken"),
+    ("ノゾミ", "Nozomi"), ("イツキ", "Itsuki"),
+)  # fmt: skip
+# A bot's line is kept with its key as the line's code (this prefix and the key), so that
+# a page words it again in its own language.
+CODE_PREFIX = "bot_"
+
+
+def code_of(key: str) -> str:
+    return f"{CODE_PREFIX}{key}"
+
+
+def key_of(code: str) -> str | None:
+    """The line's key of a bot line's code, or None for any other code."""
+    key = code.removeprefix(CODE_PREFIX)
+    return key if code.startswith(CODE_PREFIX) and key in LINES else None
+
 
 def _index(language: str) -> int:
     return 1 if language.lower().startswith("en") else 0

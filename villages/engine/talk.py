@@ -53,12 +53,15 @@ def talk(
     heaven: bool = False,
     rules: Rules,
     now: datetime,
+    wording: tuple[str, tuple[tuple[str, str], ...]] = ("", ()),
 ) -> Step:
     """発言: public by day and before/after the game; at night the speaker's night kind.
 
     With `heaven`, 霊話: the dead talk among themselves while the game runs; it never
-    costs time.
+    costs time. `wording` is the code and params of a line the site words itself (a
+    bot's), kept with the line beside its text.
     """
+    code, params = wording
     run, seat = _speaker(state, seat_no, rules, now)
     s = run.state
     if heaven:
@@ -68,7 +71,9 @@ def talk(
             raise Forbidden(_("霊話は死者だけのものです。"))
     text = check_text(text, rules)
     if heaven:
-        run.events.append(Post(s.day, s.phase, MessageKind.HEAVEN, text, seat_no, volume))
+        run.events.append(
+            Post(s.day, s.phase, MessageKind.HEAVEN, text, seat_no, volume, code, params)
+        )
         return run.done()
     kind = MessageKind.TALK
     cost = 0
@@ -81,7 +86,7 @@ def talk(
         cost = _speech_cost(s, kind, text, rules)
     elif s.phase is Phase.WAITING:
         s.clock.last_activity_at = now
-    run.events.append(Post(s.day, s.phase, kind, text, seat_no, volume, cost=cost))
+    run.events.append(Post(s.day, s.phase, kind, text, seat_no, volume, code, params, cost))
     if cost:
         s.clock.virtual_left = max(0, s.clock.virtual_left - cost)
         s.clock.silence_ref = now

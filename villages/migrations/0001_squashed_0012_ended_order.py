@@ -1,7 +1,7 @@
 """The villages' tables as migrations 0001-0012 left them, and the rows a new site starts
 with: the icon set (static/villages/icons, made by `manage.py make_media`), the dummy boy's
 icon and the rules page (ルール). A database that applied 0001-0012 has all this already;
-those migrations' conversions of older rows are gone with them (README: Upgrading)."""
+those migrations' conversions of older rows are gone with them (docs/deployment.md: Upgrading)."""
 
 import json
 from pathlib import Path

@@ -28,6 +28,8 @@ from django.utils.translation import gettext_noop
 
 from villages import bots, wording
 from villages.bots import ACCOUNT_PREFIX, Act, Say, Vote
+from villages.bots.lines import NAMES as BOT_NAMES
+from villages.bots.lines import code_of
 from villages.engine.errors import BadRequest, Forbidden, RuleError, VillageFull, WrongPhase
 from villages.engine.game import BOT_MARK
 from villages.models import Icon, Message, Seat, Village
@@ -40,11 +42,7 @@ from .errors import NotFound
 logger = logging.getLogger(__name__)
 
 POOL = 22  # the most seats a village has
-NAMES = [
-    "アキラ", "ユウキ", "ハルカ", "ソウタ", "ミサキ", "レン", "ナツキ", "カイト", "サクラ", "リク",
-    "ヒナタ", "コウ", "マユ", "ダイチ", "アオイ", "シン", "ミオ", "タクミ", "ユイ", "ケン",
-    "ノゾミ", "イツキ",
-]  # fmt: skip
+NAMES = [ja for ja, _en in BOT_NAMES]
 BATCH = 200
 LOOK_LEASE = timedelta(seconds=60)  # a look that takes longer is taken as lost (a worker died)
 
@@ -213,7 +211,13 @@ def _later(*, at_least: float = 0) -> datetime:
 def _send(village_id: int, user: AbstractBaseUser, command: bots.Command) -> None:
     if isinstance(command, Say):
         text = wording.bot_line(command.key, command.params)
-        play.post_message(village_id=village_id, user=user, text=text)
+        play.post_message(
+            village_id=village_id,
+            user=user,
+            text=text,
+            code=code_of(command.key),
+            params=command.params,
+        )
     elif isinstance(command, Vote):
         play.vote(village_id=village_id, user=user, target=command.target)
     elif isinstance(command, Act):

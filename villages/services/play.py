@@ -50,8 +50,11 @@ def post_message(
     text: str,
     channel: str = "talk",
     volume: str = "normal",
+    code: str = "",
+    params: dict[str, str] | None = None,
 ) -> Posted:
-    """発言 / 遺言 / 霊話."""
+    """発言 / 遺言 / 霊話. A line the site words itself (a bot's) names its wording with
+    `code` and `params`, so that each page shows it in its own language."""
     if not is_bot_account(user.get_username()):  # bot accounts talk in many villages
         rate_limit("post", str(user.pk), POST_LIMIT)
     bans.check(user, "talk")
@@ -75,6 +78,7 @@ def post_message(
                 heaven=channel == "heaven",
                 rules=r,
                 now=now,
+                wording=(code, tuple(sorted((params or {}).items()))),
             )
         return step, (seat, step.state, loaded.village.seed)
 

@@ -129,10 +129,9 @@ def past_log(request: HttpRequest, village_id: int) -> HttpResponse:
     seats = [
         {
             **x,
-            "role_label": wording.label(wording.ROLE, x["role"]) if toggles.roles else "",
-            "sub_labels": [wording.label(wording.SUB_ROLE, y) for y in x["sub_roles"] or []]
+            "roles_label": wording.roles_text(x["role"], x["sub_roles"] or [])
             if toggles.roles
-            else [],
+            else "",
         }
         for x in s["seats"]
     ]
@@ -214,8 +213,7 @@ def export_html(request: HttpRequest, village_id: int) -> HttpResponse:
             "seats": [
                 {
                     **s,
-                    "role_label": wording.label(wording.ROLE, s["role"]),
-                    "sub_labels": [wording.label(wording.SUB_ROLE, x) for x in s["sub_roles"]],
+                    "roles_label": wording.roles_text(s["role"], s["sub_roles"]),
                     "team_label": wording.label(wording.TEAM, s["team"]),
                 }
                 for s in data["seats"]

@@ -134,10 +134,7 @@ def _x_time(p: Input, local: Local) -> dict[str, Any]:
 
 
 def _x_seat(p: Input, local: Local) -> dict[str, Any]:
-    return {
-        "role": wording.label(wording.ROLE, p["role"]),
-        "subs": [wording.label(wording.SUB_ROLE, s) for s in p["sub_roles"] or []],
-    }
+    return {"roles": wording.roles_text(p["role"], p["sub_roles"] or [])}
 
 
 _PARTNERS = {
@@ -155,10 +152,13 @@ def _x_me(p: Input, local: Local) -> dict[str, Any]:
         "role": wording.label(wording.ROLE, p["role"]),
         "subs": [wording.label(wording.SUB_ROLE, s) for s in p["sub_roles"]],
         "partner_label": str(_PARTNERS.get(p["role"], gettext_lazy("恋人"))),
+        "partners": wording.names_text(p["partners"]),
         "results": [
             {
                 "raw": r["result"],
-                "text": wording.result_sentence(r["ability"], r["day"], r["target"], r["result"]),
+                "text": wording.result_sentence(
+                    r["ability"], r["day"], wording.seat_name(r["target"]), r["result"]
+                ),
             }
             for r in p["results"]
         ],
@@ -211,13 +211,13 @@ def _x_actions(p: Input, local: Local) -> dict[str, Any]:
     x["actions"] = [(code, str(wording.ABILITY[code])) for code in p.get("actions", [])]
     done = ""
     if p.get("phase") == "day" and p.get("vote"):
-        done = _("%(name)sさんに投票済み") % {"name": p["vote"]}
+        done = _("%(name)sさんに投票済み") % {"name": wording.seat_name(p["vote"])}
     elif p.get("phase") == "night" and p.get("tonight"):
         t = p["tonight"]
-        names = "、".join(_("%(name)sさん") % {"name": n} for n in t["targets"])
+        names = wording.names_text(t["targets"])
         done = _(_TONIGHT.get(t["ability"], "%(names)sを選びました")) % {"names": names}
         if t.get("by"):
-            done += _("（%(name)sさんの選択）") % {"name": t["by"]}
+            done += _("（%(name)sさんの選択）") % {"name": wording.seat_name(t["by"])}
     elif p.get("phase") == "night" and p.get("done"):
         done = _("今夜の行動は済んでいます")
     x["done"] = done
@@ -278,7 +278,8 @@ def _line(m: dict[str, Any], who: Mapping[str, str] | None) -> str:
         name = _("共有者の小声")
     elif who is not None:
         pattern = _WHO.get(kind)
-        name = str(pattern) % {"name": who["name"]} if pattern else who["name"]
+        speaker = wording.seat_name(who["name"])
+        name = str(pattern) % {"name": speaker} if pattern else speaker
         icon = who["icon"]
     return get_template("villages/parts/line.html").render(
         {

@@ -147,10 +147,7 @@ def replay(request: HttpRequest, village_id: int) -> HttpResponse:
             "alive": seat.no not in died,
             "role": ""
             if spectator or seat.role is None
-            else wording.label(wording.ROLE, seat.role.value)
-            + "".join(
-                "・" + wording.label(wording.SUB_ROLE, s.value) for s in sorted(seat.sub_roles)
-            ),
+            else wording.roles_text(seat.role.value, [s.value for s in sorted(seat.sub_roles)]),
         }
         for seat in state.seats
     ]
