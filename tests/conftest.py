@@ -203,19 +203,15 @@ def wait_until(condition, *, process: RunningProcess, timeout: float, what: str)
 
 
 @contextlib.contextmanager
-def serve_site(
-    name: str, log_dir: Path, env: dict[str, str], options: tuple[str, ...] = ()
-) -> Iterator[RunningProcess]:
-    """A real `manage.py runsite` on a free port and the test database, once it answers;
-    `options` go to runsite (`--ticker`: it sweeps, by its own env's rules, in either mode)."""
+def serve_site(name: str, log_dir: Path, env: dict[str, str]) -> Iterator[RunningProcess]:
+    """A real `manage.py runsite` on a free port and the test database, once it answers."""
     import urllib.error
     import urllib.request
 
     port = free_port()
-    address = ["--host", "127.0.0.1", "--port", str(port)]
     process = start_process(
         name,
-        [sys.executable, "manage.py", "runsite", *address, *options],
+        [sys.executable, "manage.py", "runsite", "--host", "127.0.0.1", "--port", str(port)],
         log_dir,
         env=env,
     )

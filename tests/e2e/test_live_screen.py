@@ -390,34 +390,25 @@ def test_a_new_phase_keeps_the_kind_of_talk_being_typed(site, contexts, shot):
 
 
 def test_a_days_sudden_death_is_cued_like_a_revote_and_its_round_tallied(
-    contexts, shot, tmp_path, transactional_db, settings
+    site, contexts, shot, sweeping, settings
 ):
     """Issue 32, item 1: voters saw 投票済み turn back into 投票する without a word. Now a
     day's sudden death is cued and sounded on every screen as a tie's revote is, and the
-    tallies list the round it voided. A site of its own, with short times: a 5-second day,
-    a 3-second grace, swept by its own ticker (with Redis, the suite's Celery worker sweeps
-    by the default rules)."""
-    from tests.conftest import serve_site
-    from tests.e2e.conftest import SITE_ENV
-
-    settings.PASSWORD_HASHERS = [
-        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
-        "django.contrib.auth.hashers.MD5PasswordHasher",
-    ]
-    short = {"JINRO_SUDDEN_DEATH_GRACE": "3", "JINRO_MIN_PHASE_SECONDS": "5"}
-    with serve_site("e2e-short", tmp_path, SITE_ENV | short, ("--ticker",)) as process:
-        site = process.url
-        api = Api(HttpTransport(site))
-        realtime = {"time": {"mode": "realtime", "day_seconds": 5, "night_seconds": 300}}
-        cast = ["wolf", "wolf", "seer"] + ["villager"] * 5
-        table = open_village(api, players=8, cast=cast, options=realtime)
-        page = browser_of(contexts, site, table.player(5).username)
-        open_screen(page, site, table.id)
-        table.player(1).ok("POST", table.path("night-action"), {"action": "attack", "targets": [8]})
-        table.player(3).ok("POST", table.path("night-action"), {"action": "divine", "targets": [4]})
-        for seat, target in ((1, 2), (2, 1), (3, 1), (4, 1), (5, 1)):  # 6 and 7 never vote
-            table.player(seat).ok("POST", table.path("vote"), {"target": target})
-        expect(lower(page).locator("#cue")).to_contain_text("突然死", timeout=30_000)
-        expect(lower(page).locator("#d-votes")).to_contain_text("突然死が出たため無効")
-        shot(page, "33-sudden-death-revote-cue")
-        expect(upper(page).locator("#u-actions")).to_contain_text("投票する")
+    tallies list the round it voided. A 5-second day (SITE_ENV lets a day be that short)
+    and a 3-second grace: the site's ticker sweeps on the embedded default, this process
+    with Redis (`sweeping`, by this process's settings)."""
+    settings.JINRO_SUDDEN_DEATH_GRACE = 3
+    api = Api(HttpTransport(site))
+    realtime = {"time": {"mode": "realtime", "day_seconds": 5, "night_seconds": 300}}
+    cast = ["wolf", "wolf", "seer"] + ["villager"] * 5
+    table = open_village(api, players=8, cast=cast, options=realtime)
+    page = browser_of(contexts, site, table.player(5).username)
+    open_screen(page, site, table.id)
+    table.player(1).ok("POST", table.path("night-action"), {"action": "attack", "targets": [8]})
+    table.player(3).ok("POST", table.path("night-action"), {"action": "divine", "targets": [4]})
+    for seat, target in ((1, 2), (2, 1), (3, 1), (4, 1), (5, 1)):  # 6 and 7 never vote
+        table.player(seat).ok("POST", table.path("vote"), {"target": target})
+    expect(lower(page).locator("#cue")).to_contain_text("突然死", timeout=30_000)
+    expect(lower(page).locator("#d-votes")).to_contain_text("突然死が出たため無効")
+    shot(page, "33-sudden-death-revote-cue")
+    expect(upper(page).locator("#u-actions")).to_contain_text("投票する")
