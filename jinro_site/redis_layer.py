@@ -26,7 +26,9 @@ configured with the same CONFIG (`hosts`, `prefix`, ...), and adds:
   groups of one commit at once.
 
 channels-redis logs each failed read of its receive loop with a traceback, once a second
-while Redis is away: `jinro_site.logfilters.QuietRedisOutage` turns that into one warning.
+while Redis is away, and so does everything else that uses it: the probe marks its two
+warnings (lost, back) for `jinro_site.logfilters.QuietRedisOutage`, which keeps those
+two, the second with a count of the records it left out.
 
 Settings: `"BACKEND": "jinro_site.redis_layer.RedisChannelLayer"`, CONFIG as channels-redis's
 pub/sub layer's; one Redis host.
@@ -51,6 +53,7 @@ from channels_redis.pubsub import RedisPubSubChannelLayer
 from redis import asyncio as aioredis
 from redis.exceptions import RedisError
 
+from jinro_site.logfilters import OUTAGE_MARK
 from jinro_site.runtime import run_on_process_loop
 
 logger = logging.getLogger(__name__)
@@ -266,7 +269,10 @@ class Probe:
                 stop_if_cancelled(error)
                 if not self.hole:
                     logger.warning(
-                        "channel layer: lost Redis (%s): %s", where(self.layer.hosts), error
+                        "channel layer: lost Redis (%s): %s",
+                        where(self.layer.hosts),
+                        error,
+                        extra={OUTAGE_MARK: "lost"},
                     )
                 self.hole = True
                 continue
@@ -305,6 +311,7 @@ class Probe:
                 logger.warning(
                     "channel layer: Redis pushes may have been lost (%s): sockets catch up",
                     where(self.layer.hosts),
+                    extra={OUTAGE_MARK: "back"},
                 )
                 # A Redis that restarted forgot who listens: say it before the sockets read
                 # what they missed, so that the next pushes reach them.

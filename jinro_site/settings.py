@@ -350,13 +350,19 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Every record reaches the console through one QuietRedisOutage, which sees them all.
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["quiet_redis_outage"],
+        }
+    },
     "filters": {
         "quiet_redis_outage": {"()": "jinro_site.logfilters.QuietRedisOutage"},
         "refusals_are_not_faults": {"()": "jinro_site.logfilters.RefusalsAreNotFaults"},
     },
     "loggers": {
-        "channels_redis.pubsub": {"filters": ["quiet_redis_outage"]},
         "django.request": {"filters": ["refusals_are_not_faults"]},
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},

@@ -150,9 +150,14 @@ class Seat(models.Model):
     will_published = models.BooleanField(_("遺言を公開"), default=False)
     objections_left = models.PositiveSmallIntegerField(_("残りの異議"), default=5)
     # A bot's seat: its strategy (villages/bots), and when it next looks at its view
-    # (None: when the village next changes). Swept like the deadlines.
+    # (None: when the village next changes), and when it looks at the latest though
+    # nothing changes (the later part of a real-time day, when it votes). Swept like the
+    # deadlines.
     bot = models.CharField(_("ボット"), max_length=20, blank=True)
     bot_next_at = models.DateTimeField(_("ボットの次の番"), null=True, blank=True, db_index=True)
+    bot_alarm_at = models.DateTimeField(
+        _("ボットが次に見る時刻"), null=True, blank=True, db_index=True
+    )
     created_at = models.DateTimeField(_("作成"), auto_now_add=True)
 
     class Meta:

@@ -9,8 +9,10 @@ from itertools import permutations
 import pytest
 
 from villages import bots
-from villages.bots import Act, BotView, Say, Vote, bot_view
+from villages.bots import Act, BotView, Command, Say, Vote, Wait, bot_view
 from villages.bots.lines import LINES, seer_readings, word
+from villages.bots.reasoning import LATE_SHARE
+from villages.engine.cast import Options, TimeOptions
 from villages.engine.events import Post
 from villages.engine.roles import Role
 from villages.engine.state import Ability, GameState, Phase
@@ -18,6 +20,7 @@ from villages.engine.state import Ability, GameState, Phase
 from .harness import Village, village
 
 ROLES = "wolf wolf seer medium guard villager villager villager villager villager madman"
+REAL = Options(time=TimeOptions(realtime=True, day_seconds=600, night_seconds=300))
 
 
 def day_two() -> Village:
@@ -108,16 +111,30 @@ def test_a_dead_bot_decides_nothing():
         assert strategy(view, random.Random(1)) == []
 
 
-def test_the_reasoning_bot_greets_then_votes_and_a_villager_follows_a_lone_seer():
+def late_in_the_day(v: Village) -> None:
+    """Others talk until less than the later part's share of the day's virtual time is left."""
+    while v.state.clock.virtual_left >= LATE_SHARE * v.rules.day_virtual_seconds:
+        v.talk(7, "a" * 400)
+
+
+def say_all(v: Village, seat: int, commands: list[Command]) -> None:
+    for command in commands:
+        if isinstance(command, Say):
+            v.talk(seat, word(command.key, command.params, "ja"))
+
+
+def test_the_reasoning_bot_greets_then_votes_late_and_a_villager_follows_a_lone_seer():
     v = day_two()
     v.talk(3, word("seer_result", {"name": v.state.seats[1].name, "result": "wolf"}, "ja"))
     decide = bots.STRATEGIES["reasoning"]
     first = decide(view_of(v.state, v, 6), random.Random(1))
-    assert [type(c) for c in first] == [Say]  # a greeting; the vote waits for the claims
-    v.talk(6, word(first[0].key, first[0].params, "ja"))  # type: ignore[union-attr]
+    assert [type(c) for c in first] == [Say, Wait]  # a greeting; the vote waits
+    say_all(v, 6, first)
+    late_in_the_day(v)
     second = decide(view_of(v.state, v, 6), random.Random(1))
     assert second[-1] == Vote(2)  # the seer called seat 2 a wolf
-    assert isinstance(second[0], Say) and second[0].key == "vote_black"
+    said = [c for c in second if isinstance(c, Say)]
+    assert said and said[0].key in ("mourn", "vote_black")
 
 
 def test_a_guard_bot_takes_its_guard_that_held_for_no_reading():
@@ -134,12 +151,83 @@ def test_a_guard_bot_takes_its_guard_that_held_for_no_reading():
     ]
     v.talk(3, word("seer_result", {"name": v.state.seats[0].name, "result": "wolf"}, "ja"))
     decide = bots.STRATEGIES["reasoning"]
-    first = decide(view_of(v.state, v, 5), random.Random(1))
-    for command in first:
-        if isinstance(command, Say):
-            v.talk(5, word(command.key, command.params, "ja"))
+    say_all(v, 5, decide(view_of(v.state, v, 5), random.Random(1)))
+    late_in_the_day(v)
     second = decide(view_of(v.state, v, 5), random.Random(1))
     assert second[-1] == Vote(1), second
+
+
+# -- When a bot votes (issue 32, item 5) ------------------------------------------------
+
+
+def _looks(v: Village, seat: int, n: int) -> list[Command]:
+    """`n` looks of `seat`'s reasoning bot, its lines said; every command it gave."""
+    decide = bots.STRATEGIES["reasoning"]
+    given: list[Command] = []
+    for look in range(n):
+        commands = decide(view_of(v.state, v, seat), random.Random(look))
+        say_all(v, seat, commands)
+        given += commands
+    return given
+
+
+@pytest.mark.parametrize("seat", [1, 3, 4, 6])  # a wolf, the seer (who claims), the medium, …
+def test_a_bot_does_not_vote_at_dawn_but_talks_and_waits(seat):
+    v = day_two()
+    given = _looks(v, seat, 3)
+    assert not [c for c in given if isinstance(c, Vote)], given
+    assert [c for c in given if isinstance(c, Say)]  # it talks first
+    assert isinstance(given[-1], Wait) and given[-1].seconds is None  # for a change (talk)
+
+
+def test_a_bot_votes_once_the_other_people_have_voted():
+    v = day_two()
+    _looks(v, 6, 2)
+    others = [x.no for x in v.voters() if x.no != 6]
+    for voter in others[:-1]:  # all but one: still half of them, so it votes
+        v.vote(voter, 6 if voter != 6 else 7)
+    assert any(isinstance(c, Vote) for c in _looks(v, 6, 1))
+
+
+def test_a_bot_waits_while_fewer_than_half_of_the_others_have_voted():
+    v = day_two()
+    _looks(v, 6, 2)
+    others = [x.no for x in v.voters() if x.no != 6]
+    for voter in others[: (len(others) - 1) // 2]:
+        v.vote(voter, 6)
+    assert not any(isinstance(c, Vote) for c in _looks(v, 6, 1))
+
+
+def test_a_bot_votes_in_the_later_part_of_the_day():
+    v = day_two()
+    _looks(v, 6, 2)
+    late_in_the_day(v)
+    assert any(isinstance(c, Vote) for c in _looks(v, 6, 1))
+
+
+def test_a_bot_votes_when_the_time_is_up():
+    v = day_two()
+    while v.state.clock.time_up_at is None:
+        v.tick(60)  # silence
+    view = view_of(v.state, v, 6)
+    assert view.time_up
+    assert any(isinstance(c, Vote) for c in bots.STRATEGIES["reasoning"](view, random.Random(0)))
+
+
+def test_in_real_time_a_bot_sets_its_alarm_for_the_later_part_and_votes_then():
+    """A real-time day's later part comes with no change: the bot asks to look again then
+    (a Wait with seconds), which is well before the deadline, and votes at that look."""
+    v = village(ROLES, seed=3, options=REAL)
+    v.act(1, Ability.ATTACK, 11)
+    v.act(3, Ability.DIVINE, 6)
+    assert v.state.phase is Phase.DAY
+    [*_, wait] = _looks(v, 6, 2)
+    assert isinstance(wait, Wait) and wait.seconds is not None
+    assert 600 * (1 - LATE_SHARE) <= wait.seconds < 600 - 60  # before the deadline's hurry
+    v.advance(wait.seconds - 5)
+    assert not any(isinstance(c, Vote) for c in _looks(v, 6, 1))
+    v.advance(5)
+    assert any(isinstance(c, Vote) for c in _looks(v, 6, 1))
 
 
 def test_claims_are_read_back_in_either_language():

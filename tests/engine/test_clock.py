@@ -527,3 +527,26 @@ def test_a_tie_after_the_time_is_up_gives_the_revote_a_fresh_grace() -> None:
     assert v.state.clock.sudden_death_at > first_deadline  # type: ignore[operator]
     v.tick(11)
     assert not v.of_type(Died)[1:], "nobody dies at the old deadline"
+
+
+def _refusal(v: Village, seat: int) -> str:
+    return expect_error(
+        WrongPhase, game.talk, v.state, seat_no=seat, text="a", rules=RULES, now=v.now
+    ).message
+
+
+def test_refusal_after_time_up_says_what_the_speaker_still_owes() -> None:
+    """Issue 32 item 3: once time is up, talk's refusal (still wrong_phase) says what is
+    true for the speaker: at night there is no vote, a wolf or seer must act, the others
+    are only told that time is up; by day a voter is asked to vote, one who voted is not."""
+    v = village(EIGHT, options=REAL)
+    v.advance(300)
+    for seat in (1, 3):  # a wolf, the seer
+        assert _refusal(v, seat) == "時間切れです。夜の行動を済ませてください。"
+    assert _refusal(v, 5) == "時間切れのため発言できません。"
+    v = day_two()
+    v.vote(2, 3)
+    for _ in range(12):
+        v.tick(60)
+    assert _refusal(v, 3) == "時間切れのため発言できません。投票してください。"
+    assert _refusal(v, 2) == "時間切れのため発言できません。"

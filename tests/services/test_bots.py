@@ -20,6 +20,7 @@ from django.utils import timezone
 from villages.bots import ACCOUNT_PREFIX
 from villages.engine import game as engine
 from villages.engine.errors import BadRequest, Forbidden, VillageFull, WrongPhase
+from villages.engine.state import Phase
 from villages.models import Icon, Message, Seat, Village
 from villages.services import bots, clock, core, lifecycle, play
 from villages.snapshots import snapshot_of
@@ -45,13 +46,23 @@ def host(name: str = "host"):
 
 
 def play_out(village_id: int, *, looks: int = 3000) -> Village:
-    """Sweep (bots, then deadlines) until the game is over."""
+    """Sweep (bots, then deadlines) until the game is over. The bots keep their votes for
+    the later part of the day, which comes with time: when nothing is due, the sweeps'
+    clock goes on to the next moment something is (a deadline, a bot's alarm)."""
+    now = timezone.now()
     for _ in range(looks):
         village = Village.objects.get(pk=village_id)
         if village.status == Village.Status.ENDED:
             return village
-        if not bots.run_due_bots():
-            clock.sweep_due_villages()
+        now = max(now, timezone.now())
+        if bots.run_due_bots(now=now) or clock.sweep_due_villages(now=now):
+            continue
+        seats = Seat.objects.filter(village_id=village_id)
+        due = [village.deadline_at, *seats.values_list("bot_alarm_at", flat=True)]
+        due += seats.values_list("bot_next_at", flat=True)
+        upcoming = [t for t in due if t is not None]
+        if upcoming:
+            now = max(now, min(upcoming))
     raise AssertionError(f"village {village_id} never ended")
 
 
@@ -129,6 +140,7 @@ def test_an_all_bot_village_plays_to_a_winner_without_a_sudden_death(players):
     causes = Counter(Seat.objects.filter(village=ended).values_list("death_cause", flat=True))
     assert causes["sudden"] == 0, causes
     assert not Seat.objects.filter(village=ended, bot_next_at__isnull=False).exists()
+    assert not Seat.objects.filter(village=ended, bot_alarm_at__isnull=False).exists()
 
 
 def test_reasoning_bots_talk_claim_and_say_whom_they_vote_for():
@@ -191,7 +203,7 @@ def test_two_sweepers_claiming_the_same_bots_make_each_look_once(monkeypatch):
     assert Seat.objects.filter(village=village, bot_next_at__isnull=False).count() == 8
     looked: list[int] = []
 
-    def look(pk):  # records the look and changes nothing, so nobody is woken again
+    def look(pk, now=None):  # records the look and changes nothing, so nobody is woken again
         looked.append(pk)
         if len(looked) == 1:  # a second sweeper runs while the first one works
             bots.run_due_bots()
@@ -212,7 +224,7 @@ def test_a_bot_is_never_looked_at_twice_at_once_and_looks_again_after_a_change(m
     busy: set[int] = set()
     overlapping: list[int] = []
 
-    def look(pk):
+    def look(pk, now=None):
         overlapping.extend([pk] if pk in busy else [])
         busy.add(pk)
         looked.append(pk)
@@ -259,3 +271,51 @@ def test_a_bot_looks_again_well_inside_a_short_sudden_death_grace(settings):
         Seat.objects.filter(village=village).exclude(bot="").values_list("bot_next_at", flat=True)
     )
     assert all(t >= before + timedelta(seconds=30) for t in times), (before, sorted(times))
+
+
+def _settle(village_id: int, now) -> None:
+    """Every look and deadline due at `now`, until none is."""
+    for _ in range(100):
+        if not (bots.run_due_bots(now=now) or clock.sweep_due_villages(now=now)):
+            return
+    raise AssertionError("the village never settled")
+
+
+def test_bots_talk_at_dawn_and_vote_in_the_later_part_of_a_real_time_day():
+    """Issue 32 item 5: the site's bots used to vote two seconds after dawn. In a real-time
+    practice village with a person they talk at dawn and keep their votes; their alarm is
+    the later part of the day, well before the deadline, and they all vote then."""
+    owner = host()
+    options = {"time": {"mode": "realtime", "day_seconds": 600, "night_seconds": 600}}
+    village = lifecycle.create_village(user=owner, name="昼", capacity=8, options=options)
+    Village.objects.filter(pk=village.pk).update(seed=20261205)  # the same game every run
+    icon = Icon.objects.choosable().first()
+    lifecycle.sit(village_id=village.pk, user=owner, handle_name="ひと", icon_id=icon.pk)
+    lifecycle.vote_start(village_id=village.pk, user=owner)
+    bots.add_bots(village_id=village.pk, user=owner)
+    now = timezone.now()
+    for _ in range(5):  # night 1
+        if snapshot_of(village.pk).state.phase is Phase.DAY:
+            break
+        _settle(village.pk, now)
+        if snapshot_of(village.pk).state.phase is Phase.NIGHT:
+            now = max(now, Village.objects.get(pk=village.pk).deadline_at)
+    dawn = snapshot_of(village.pk).state.clock.phase_started_at
+    now = max(now, timezone.now())
+    _settle(village.pk, now)
+    state = snapshot_of(village.pk).state
+    assert state.phase is Phase.DAY and state.current_ballots() == []
+    living_bots = Seat.objects.filter(village=village, alive=True).exclude(bot="")
+    talk = Message.objects.filter(village=village, kind="talk", day=state.day)
+    assert talk.count() >= living_bots.count()  # each said its line
+    alarms = set(living_bots.values_list("bot_alarm_at", flat=True))
+    assert None not in alarms
+    assert all(dawn + timedelta(seconds=300) < t < dawn + timedelta(seconds=540) for t in alarms)
+    _settle(village.pk, max(alarms))
+    state = snapshot_of(village.pk).state
+    assert state.phase is Phase.DAY and state.clock.time_up_at is None
+    assert len(state.current_ballots()) == living_bots.count()  # every bot, before the end
+    play.vote(village_id=village.pk, user=owner, target=living_bots.first().seat_no)
+    state = snapshot_of(village.pk).state
+    assert [r.day for r in state.rounds][-1:] == [2]  # the round is counted (tied or not)
+    assert not Seat.objects.filter(village=village, death_cause="sudden").exists()

@@ -13,7 +13,7 @@ import pkgutil
 import random
 from collections.abc import Callable
 
-from .commands import Act, Command, Say, Vote
+from .commands import Act, Command, Say, Vote, Wait
 from .view import BotView, bot_view
 
 Strategy = Callable[[BotView, random.Random], list[Command]]
@@ -48,6 +48,7 @@ __all__ = [
     "Say",
     "Strategy",
     "Vote",
+    "Wait",
     "bot_view",
     "is_bot_account",
 ]

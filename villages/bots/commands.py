@@ -24,4 +24,13 @@ class Act:
     targets: tuple[int, ...]
 
 
-Command = Say | Vote | Act
+@dataclass(frozen=True)
+class Wait:
+    """Nothing more now though the seat owes something: it waits on purpose (a vote kept
+    for later in the day). It looks again at the village's next change, or at the latest
+    `seconds` from now (the later part of a real-time day comes with no change)."""
+
+    seconds: float | None = None
+
+
+Command = Say | Vote | Act | Wait

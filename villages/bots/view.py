@@ -12,7 +12,7 @@ from villages.engine.choices import Choice, choice
 from villages.engine.events import MessageKind
 from villages.engine.night import duties
 from villages.engine.state import GameState, Phase
-from villages.engine.timing import phase_deadline, time_is_up
+from villages.engine.timing import phase_deadline, time_is_up, virtual_seconds_left
 from villages.engine.visibility import (
     MessageLike,
     MeView,
@@ -50,6 +50,9 @@ class BotView:
     lines: tuple[Line, ...]  # oldest first
     time_up: bool  # the phase's time is over (the screen's 時間切れ)
     seconds_left: float | None  # real-time villages: until the phase ends, as the clock shows
+    # The share of the phase's time still left (virtual time counted by talk, or the real
+    # time of a real-time village), from 1.0 at its start to 0.0 when the time is up.
+    share_left: float | None = None
 
     def seat(self, no: int) -> SeatView:
         return next(s for s in self.seats if s.no == no)
@@ -118,4 +121,13 @@ def bot_view(
         lines=tuple(seen),
         time_up=time_is_up(state, now),
         seconds_left=(deadline - now).total_seconds() if deadline else None,
+        share_left=_share_left(state, rules, now),
     )
+
+
+def _share_left(state: GameState, rules: Rules, now: datetime) -> float | None:
+    left = virtual_seconds_left(state, now, rules)
+    if left is None:
+        return None
+    total = rules.day_virtual_seconds if state.phase is Phase.DAY else rules.night_virtual_seconds
+    return min(1.0, left / total) if total > 0 else 0.0

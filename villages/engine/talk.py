@@ -22,6 +22,7 @@ from .events import (
     Post,
     Volume,
 )
+from .night import duties
 from .roles import Role
 from .rules import Rules
 from .speech import check_text, speech_units
@@ -81,7 +82,7 @@ def talk(
         raise Dead(_("死者は霊話でのみ発言できます。"))
     if s.phase in (Phase.DAY, Phase.NIGHT):
         if time_is_up(s, now):
-            raise WrongPhase(_("時間切れのため発言できません。投票してください。"))
+            raise WrongPhase(_time_up_refusal(s, seat_no))
         kind = night_kind(seat) if s.phase is Phase.NIGHT else MessageKind.TALK
         cost = _speech_cost(s, kind, text, rules)
     elif s.phase is Phase.WAITING:
@@ -93,6 +94,17 @@ def talk(
         if s.clock.virtual_left == 0:
             time_up(run)
     return run.done()
+
+
+def _time_up_refusal(s: GameState, seat_no: int) -> str:
+    """Why talk is refused once the phase's time is up, in words true for the speaker:
+    what it still owes (the day's vote, the night's action), or plainly that time is up."""
+    owed = duties(s, seat_no)
+    if not owed:
+        return _("時間切れのため発言できません。")
+    if owed == ("vote",):
+        return _("時間切れのため発言できません。投票してください。")
+    return _("時間切れです。夜の行動を済ませてください。")
 
 
 def talks_in_heaven(state: GameState, seat_no: int) -> bool:

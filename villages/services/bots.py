@@ -7,7 +7,10 @@ change of a practice village gives each living bot a time to look again
 (`Seat.bot_next_at`, `config.bot_delay()` seconds on; `core._wake_bots`); the sweep
 (`run_due_bots`, beside the deadlines) claims each due bot with one compare-and-set,
 so that several workers never make a bot act twice, builds the seat's view, asks its
-strategy and sends the commands. The claim is a lease (LOOK_LEASE): while a bot looks,
+strategy and sends the commands. A bot that keeps its vote for later says so (a `Wait`):
+it looks again at the next change, or at its alarm (`Seat.bot_alarm_at`: the later part
+of a real-time day comes with no change), which the sweep turns into a look when due.
+The claim is a lease (LOOK_LEASE): while a bot looks,
 no change wakes it, so that a second sweeper never looks at it from a view without the
 line the first look is about to say; when the look ends, the bot looks again if the
 village changed meanwhile (its own lines included), as a change would have woken it.
@@ -22,12 +25,12 @@ from datetime import datetime, timedelta
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from villages import bots, wording
-from villages.bots import ACCOUNT_PREFIX, Act, Say, Vote
+from villages.bots import ACCOUNT_PREFIX, Act, Say, Vote, Wait
 from villages.bots.lines import NAMES as BOT_NAMES
 from villages.bots.lines import code_of
 from villages.engine.errors import BadRequest, Forbidden, RuleError, VillageFull, WrongPhase
@@ -118,6 +121,10 @@ def add_bots(
 def run_due_bots(*, now: datetime | None = None) -> int:
     """Let every due bot look at its view and act; returns how many looked."""
     at = now or timezone.now()
+    # An alarm that has come is a look due now, for a bot not already due or looking.
+    Seat.objects.filter(bot_alarm_at__lte=at, bot_next_at__isnull=True).update(
+        bot_next_at=F("bot_alarm_at"), bot_alarm_at=None
+    )
     due = list(
         Seat.objects.filter(
             bot_next_at__lte=at,
@@ -140,7 +147,7 @@ def run_due_bots(*, now: datetime | None = None) -> int:
         village_id, version = claimed
         next_look = None
         try:
-            next_look = act(pk)
+            next_look = act(pk, now=max(at, timezone.now()))
             done += 1
         except Exception:
             logger.exception("bot seat %s failed", pk)
@@ -150,13 +157,15 @@ def run_due_bots(*, now: datetime | None = None) -> int:
     # Seats of villages that ended or were deleted meanwhile keep no time.
     Seat.objects.filter(~Q(bot=""), bot_next_at__isnull=False).exclude(
         village__status__in=[Village.Status.WAITING, Village.Status.PLAYING]
-    ).update(bot_next_at=None)
+    ).update(bot_next_at=None, bot_alarm_at=None)
     return done
 
 
-def act(seat_pk: int) -> datetime | None:
-    """One look of one bot: its view, its strategy's commands, each through the services.
-    Returns when it looks next: None for at the next change of its village."""
+def act(seat_pk: int, *, now: datetime | None = None) -> datetime | None:
+    """One look of one bot at `now` (the sweep's time): its view, its strategy's commands,
+    each through the services. Returns when it looks next: None for at the next change of
+    its village (and at its alarm, which a `Wait` sets)."""
+    now = now or timezone.now()
     row = Seat.objects.select_related("user").filter(pk=seat_pk).first()
     if row is None or row.user is None or not row.bot or row.kicked:
         return None
@@ -166,19 +175,24 @@ def act(seat_pk: int) -> datetime | None:
     lines = Message.objects.filter(
         village_id=row.village_id, hidden=False, id__lte=loaded.village.last_line
     ).order_by("id")
-    view = bots.bot_view(loaded.state, row.seat_no, lines, rules(), timezone.now())
+    view = bots.bot_view(loaded.state, row.seat_no, lines, rules(), now)
     if view is None:
         return None
     strategy = bots.STRATEGIES.get(row.bot, bots.STRATEGIES[bots.DEFAULT])
     rng = random.Random(f"{loaded.village.seed}:{row.seat_no}:{loaded.village.version}")
-    sent = 0
+    sent, waits = 0, []
     for command in strategy(view, rng):
+        if isinstance(command, Wait):
+            waits.append(command)
+            continue
         try:
             _send(row.village_id, row.user, command)
             sent += 1
         except RuleError as error:  # the village moved on since the look: next time
             logger.info("bot seat %s: %r refused: %s", seat_pk, command, error)
-    if view.duties and not sent:
+    alarms = [now + timedelta(seconds=w.seconds) for w in waits if w.seconds is not None]
+    Seat.objects.filter(pk=seat_pk).update(bot_alarm_at=min(alarms, default=None))
+    if view.duties and not sent and not waits:
         # It still owes something and changed nothing, so no change may come to wake it.
         logger.info("bot seat %s owes %s and did nothing: it looks again", seat_pk, view.duties)
         return _later(at_least=1)
