@@ -203,15 +203,19 @@ def wait_until(condition, *, process: RunningProcess, timeout: float, what: str)
 
 
 @contextlib.contextmanager
-def serve_site(name: str, log_dir: Path, env: dict[str, str]) -> Iterator[RunningProcess]:
-    """A real `manage.py runsite` on a free port and the test database, once it answers."""
+def serve_site(
+    name: str, log_dir: Path, env: dict[str, str], options: tuple[str, ...] = ()
+) -> Iterator[RunningProcess]:
+    """A real `manage.py runsite` on a free port and the test database, once it answers;
+    `options` go to runsite (`--no-ticker`: it never sweeps)."""
     import urllib.error
     import urllib.request
 
     port = free_port()
+    address = ["--host", "127.0.0.1", "--port", str(port)]
     process = start_process(
         name,
-        [sys.executable, "manage.py", "runsite", "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "manage.py", "runsite", *address, *options],
         log_dir,
         env=env,
     )
@@ -237,7 +241,10 @@ def serve_site(name: str, log_dir: Path, env: dict[str, str]) -> Iterator[Runnin
 def _daphne_process(django_db_setup: None, tmp_path_factory) -> Iterator[RunningProcess]:
     # No front web server in tests: the site serves /media/ too in both modes.
     env = {"JINRO_SERVE_STATIC": os.environ.get("JINRO_SERVE_STATIC", "1")}
-    with serve_site("daphne", tmp_path_factory.mktemp("daphne"), env) as process:
+    # It never sweeps: the browser tests' site (tests/e2e) sweeps the same database by
+    # other rules, and a line one site's sweep posts reaches only that site's sockets.
+    options = ("--no-ticker",)
+    with serve_site("daphne", tmp_path_factory.mktemp("daphne"), env, options) as process:
         yield process
 
 
@@ -245,10 +252,10 @@ def _daphne_process(django_db_setup: None, tmp_path_factory) -> Iterator[Running
 def daphne_server(transactional_db: None, _daphne_process: RunningProcess) -> str:
     """Base URL (`http://127.0.0.1:<port>`) of a real site process on the test database.
 
-    The process is `manage.py runsite`, serving /static/ too: daphne plus, in embedded
-    mode, the sweep ticker. With REDIS_URL the clock is Celery beat's, as in production:
-    no ticker runs here, for it would sweep every test's villages with the default rules
-    (tests/realtime/test_celery_sweep.py runs beats and workers with short ones). With the
+    The process is `manage.py runsite`, serving /static/ too, with no sweep ticker: the
+    browser tests' site sweeps (tests/e2e), tests/realtime/test_embedded.py runs a site of
+    its own with one, and with REDIS_URL the clock is Celery beat's, as in production
+    (tests/realtime/test_celery_sweep.py runs beats and workers with short rules). With the
     in-memory layer its sockets live in that process, out of this one's reach; with Redis
     they are not.
     """
