@@ -311,6 +311,14 @@ JINRO_DEFAULTS: dict[str, int | bool] = {
     "JINRO_MAX_ACTIVE_VILLAGES": 10,
     "JINRO_RATE_LIMIT_ENABLED": True,
     "JINRO_BOT_DELAY": 2,  # seconds a bot waits after a change before it looks again
+    # AIWolf contest agents (docs/aiwolf.md): the limits told in their `setting`, how long
+    # one round of talk lasts (each living agent is asked once in it), and how long an
+    # agent may take to answer (seconds).
+    "JINRO_AIWOLF_TALKS_PER_DAY": 5,
+    "JINRO_AIWOLF_WHISPERS_PER_NIGHT": 3,
+    "JINRO_AIWOLF_SKIPS": 2,
+    "JINRO_AIWOLF_ROUND_SECONDS": 10,
+    "JINRO_AIWOLF_TIMEOUT": 60,
     # Site operation, not game rules:
     "JINRO_SWEEP_INTERVAL": 1,  # seconds between two sweeps (ticker or Celery beat)
     # Past capacity (issue 14): a request that waited this long for a thread, or a write

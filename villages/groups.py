@@ -39,6 +39,11 @@ def screen_group(village_id: int, seat_no: int | None) -> str:
     return viewer_group(village_id, seat_no) + ".screen"
 
 
+def agent_group(village_id: int, seat_no: int) -> str:
+    """The sockets of an AIWolf agent's seat: a newer one tells an older one to close."""
+    return f"village.{village_id}.agent.{seat_no}"
+
+
 def user_group(user_id: int) -> str:
     return f"user.{user_id}"
 

@@ -158,6 +158,13 @@ class Seat(models.Model):
     bot_alarm_at = models.DateTimeField(
         _("ボットが次に見る時刻"), null=True, blank=True, db_index=True
     )
+    # An AIWolf contest agent's seat (villages/aiwolf): the name it gave (its `NAME`
+    # answer) and the account whose API token it connected with. The seat's user is one
+    # of the site's agent accounts (`aiwolf:01` …), so that one account may run several.
+    agent = models.CharField(_("人狼知能エージェント"), max_length=40, blank=True)
+    agent_owner = kept_user_ref(
+        related_name="agent_seats", verbose_name=_("エージェントの持ち主")
+    )
     created_at = models.DateTimeField(_("作成"), auto_now_add=True)
 
     class Meta:

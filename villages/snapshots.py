@@ -119,6 +119,7 @@ def engine_seat(row: SeatRow) -> Seat:
         dummy=row.dummy,
         start_voted=row.start_voted,
         bot=bool(row.bot),
+        agent=bool(row.agent),
     )
 
 

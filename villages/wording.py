@@ -241,6 +241,8 @@ SYSTEM_TEXTS: dict[str, str] = {
     "seated": gettext_noop("{name}さんが村の集会場にやってきました。"),
     "left": gettext_noop("{name}さんが村を去りました。"),
     "kicked": gettext_noop("{name}さんは村から追い出されました。"),
+    "agents_opened": gettext_noop("この村は人狼知能エージェントを受け入れるようになりました。"),
+    "agents_closed": gettext_noop("この村は人狼知能エージェントの受け入れをやめました。"),
     "game_start": gettext_noop("全員がそろい、ゲームが始まりました。この村の配役は {cast} です。"),
     "night": gettext_noop("{day}日目の夜が訪れました。村人たちはそれぞれの家に戻ります。"),
     "morning": gettext_noop("朝日が昇り、{day}日目の朝がやってきました。"),
@@ -360,6 +362,32 @@ def error_text(error: RuleError | str) -> str:
 
 # What a village's socket tells a client it refuses (API.md's error shape: a code, and the
 # Japanese message the API's errors carry).
+# Why the agents' door refuses an agent (villages/consumers/aiwolf.py): API code, message.
+AGENT_REFUSALS: dict[str, tuple[str, str]] = {
+    "bad_token": ("not_authenticated", gettext_noop("API トークンがないか、正しくありません。")),
+    "not_found": ("not_found", gettext_noop("村が見つかりません。")),
+    "closed": (
+        "agents_closed",
+        gettext_noop("この村は人狼知能エージェントを受け入れていません。"),
+    ),
+    "playing": ("wrong_phase", gettext_noop("この村はもうゲームが始まっています。")),
+    "ended": ("wrong_phase", gettext_noop("この村のゲームは終わっています。")),
+    "full": ("village_full", gettext_noop("この村は満員です。")),
+    "cast": (
+        "cast_unfit",
+        gettext_noop(
+            "この村の配役では、これ以上エージェントに配れる役職"
+            "（村人・占い師・霊能者・狩人・人狼・狂人）がありません。"
+        ),
+    ),
+    "no_name": ("bad_request", gettext_noop("NAME に名前が返されませんでした。")),
+    "removed": ("not_seated", gettext_noop("エージェントの席は村から外されました。")),
+    "replaced": (
+        "replaced",
+        gettext_noop("同じエージェントが新しく接続したため、この接続を閉じます。"),
+    ),
+}
+
 SOCKET_REFUSALS: dict[str, tuple[str, str]] = {
     "bad_token": ("not_authenticated", gettext_noop("トークンが正しくありません。")),
     "not_found": ("not_found", gettext_noop("村が見つかりません。")),

@@ -50,6 +50,8 @@ MAX_PLAYERS = max(CAST_TABLE)
 
 # The dummy boy (身代わり君) is never dealt these.
 DUMMY_FORBIDDEN = frozenset({Role.WOLF, Role.FOX, Role.POISON, Role.CUPID})
+# An AIWolf agent's seat is dealt only the roles the contest's protocol knows.
+AGENT_ROLES = frozenset({Role.VILLAGER, Role.SEER, Role.MEDIUM, Role.GUARD, Role.WOLF, Role.MADMAN})
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,8 @@ class Options:
     authority: bool = False
     hide_roles_in_heaven: bool = False
     dummy_boy: bool = False
+    # Open to the AIWolf contest's agents (a practice village): villages/aiwolf.
+    agents: bool = False
 
     def active(self, players: int, rules: Rules) -> Options:
         """The options in force for `players`: one below its minimum has no effect."""
@@ -81,6 +85,7 @@ class Options:
             authority=self.authority and players >= rules.authority_min_players,
             hide_roles_in_heaven=self.hide_roles_in_heaven,
             dummy_boy=self.dummy_boy,
+            agents=self.agents,
         )
 
 
@@ -130,29 +135,68 @@ class Cast:
     sub_roles: Mapping[int, frozenset[SubRole]]
 
 
+AGENTS_DO_NOT_FIT = _(
+    "この配役では人狼知能エージェント{agents}人に配れる役職（村人・占い師・霊能者・狩人・人狼・狂人）"
+    "が{fit}人分しかありません。"
+)
+
+
 def deal(
     seat_nos: Sequence[int],
     options: Options,
     rules: Rules,
     rng: random.Random,
     dummy_seat: int | None = None,
+    agent_seats: Sequence[int] = (),
 ) -> Cast:
-    """Deal the roles of the table row at random; the dummy boy never gets a forbidden role."""
+    """Deal the roles of the table row at random: the dummy boy never gets a forbidden
+    role, an agent's seat only one of AGENT_ROLES (BadRequest where the row cannot)."""
     counts = role_counts(len(seat_nos), options, rules)
     deck = [role for role, n in sorted(counts.items()) for _ in range(n)]
     rng.shuffle(deck)
+    agents = [no for no in seat_nos if no in set(agent_seats) and no != dummy_seat]
+    fit = sum(role in AGENT_ROLES for role in deck)
     roles: dict[int, Role] = {}
     if dummy_seat is not None:
-        allowed = [i for i, role in enumerate(deck) if role not in DUMMY_FORBIDDEN]
+        # The dummy's card, among those that leave enough protocol roles for the agents.
+        allowed = [
+            i
+            for i, role in enumerate(deck)
+            if role not in DUMMY_FORBIDDEN and fit - (role in AGENT_ROLES) >= len(agents)
+        ]
+        if not allowed:
+            raise BadRequest(AGENTS_DO_NOT_FIT, agents=len(agents), fit=fit)
         roles[dummy_seat] = deck.pop(rng.choice(allowed))
-    others = [no for no in seat_nos if no != dummy_seat]
+    for no in agents:
+        allowed = [i for i, role in enumerate(deck) if role in AGENT_ROLES]
+        if not allowed:
+            raise BadRequest(AGENTS_DO_NOT_FIT, agents=len(agents), fit=fit)
+        roles[no] = deck.pop(rng.choice(allowed))
+    others = [no for no in seat_nos if no != dummy_seat and no not in roles]
     for no, role in zip(others, deck, strict=True):
         roles[no] = role
+    # Sub-roles go to people and bots first: the protocol has no word for them.
     sub_roles: dict[int, set[SubRole]] = {no: set() for no in seat_nos}
+    takers = sorted(no for no in seat_nos if no != dummy_seat and no not in agents)
     for sub_role, n in sub_role_count(len(seat_nos), options, rules).items():
-        for no in rng.sample(sorted(others), n):
+        pool = takers if len(takers) >= n else sorted(no for no in seat_nos if no != dummy_seat)
+        for no in rng.sample(pool, n):
             sub_roles[no].add(sub_role)
     return Cast(roles=roles, sub_roles={no: frozenset(s) for no, s in sub_roles.items()})
+
+
+def agents_fit(
+    players: int, options: Options, rules: Rules, agents: int, dummy: bool
+) -> int | None:
+    """How many agent seats the row for `players` can deal a protocol role to (the dummy
+    boy's card taken first), or None if `agents` fit."""
+    counts = role_counts(players, options, rules)
+    fit = sum(n for role, n in counts.items() if role in AGENT_ROLES)
+    if dummy:
+        # The dummy takes a protocol role unless a card it may take lies outside them.
+        spare = any(role not in AGENT_ROLES and role not in DUMMY_FORBIDDEN for role in counts)
+        fit -= 0 if spare else 1
+    return None if agents <= fit else fit
 
 
 def validate_cast(
@@ -161,6 +205,7 @@ def validate_cast(
     options: Options,
     rules: Rules,
     dummy_seat: int | None = None,
+    agent_seats: Sequence[int] = (),
 ) -> None:
     """Raise BadRequest unless `cast` is a legal cast for these seats and options."""
     if set(cast.roles) != set(seat_nos):
@@ -170,6 +215,8 @@ def validate_cast(
         raise BadRequest(_("配役がこの人数とオプションの配役表と一致しません。"))
     if dummy_seat is not None and cast.roles[dummy_seat] in DUMMY_FORBIDDEN:
         raise BadRequest(_("身代わり君にその役職は割り当てられません。"))
+    if any(cast.roles[no] not in AGENT_ROLES for no in agent_seats if no in cast.roles):
+        raise BadRequest(_("人狼知能エージェントの席に割り当てられない役職があります。"))
     if not set(cast.sub_roles) <= set(seat_nos):
         raise BadRequest(_("兼任役職の席番号が正しくありません。"))
     given = Counter(s for subs in cast.sub_roles.values() for s in subs)

@@ -16,6 +16,7 @@ from .clock import abandon, next_deadline, tick
 from .command import Step
 from .day import owed_votes, vote
 from .lobby import (
+    AGENT_MARK,
     BOT_MARK,
     can_start,
     cast_from_codes,
@@ -23,6 +24,7 @@ from .lobby import (
     kick_vote,
     leave,
     new_village,
+    open_to_agents,
     sit,
     start_now,
     vote_start,
@@ -34,6 +36,7 @@ from .talk import night_kind, object_, set_will, talk, talks_in_heaven
 from .timing import phase_deadline, time_is_up, virtual_seconds_left
 
 __all__ = [
+    "AGENT_MARK",
     "BOT_MARK",
     "Ability",
     "Cast",
@@ -51,6 +54,7 @@ __all__ = [
     "night_action",
     "night_kind",
     "object_",
+    "open_to_agents",
     "owed_actions",
     "owed_votes",
     "phase_deadline",

@@ -6,6 +6,7 @@ import random
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from . import cast as cast_mod
@@ -68,6 +69,7 @@ def new_village(*, capacity: int, options: Options, rules: Rules, now: datetime)
 
 
 BOT_MARK = "(ボット)"  # ends every bot seat's name; no person's name may carry it
+AGENT_MARK = "(AI)"  # ends every AIWolf agent seat's name, as BOT_MARK a bot's
 # The trip mark (◆, drawn by the site after a seat's name from the secret's hash) and the
 # shapes that pass for it on a page: no handle name may carry one, so a trip is always
 # the site's own.
@@ -79,7 +81,13 @@ def _fakes_a_trip(name: str) -> bool:
 
 
 def sit(
-    state: GameState, *, name: str, bot: bool = False, rules: Rules, now: datetime
+    state: GameState,
+    *,
+    name: str,
+    bot: bool = False,
+    agent: bool = False,
+    rules: Rules,
+    now: datetime,
 ) -> tuple[Step, int]:
     """村人登録: a new seat with a handle name unique in the village.
 
@@ -93,21 +101,43 @@ def sit(
         raise TextEmpty(_("名前を入力してください。"))
     if BOT_MARK in name:
         raise BadRequest(_("{mark} はボットの印です。名前には使えません。"), mark=BOT_MARK)
+    if AGENT_MARK in name:
+        raise BadRequest(
+            _("{mark} は人狼知能エージェントの印です。名前には使えません。"), mark=AGENT_MARK
+        )
     if _fakes_a_trip(name):
         raise BadRequest(_("◆ などトリップに見える記号は名前に使えません。"))
     if has_controls(name, name=True):
         raise BadRequest(_("名前に使えない文字（制御文字）が含まれています。"))
     if bot:
         name = name[: 40 - len(BOT_MARK)] + BOT_MARK
+    if agent:
+        name = name[: 40 - len(AGENT_MARK)] + AGENT_MARK
     if len(name) > 40:
         raise BadRequest(_("名前は40文字までです。"))
     if len(s.seats) >= s.capacity:
         raise VillageFull()
     if any(seat.name == name for seat in s.seats):
         raise NameTaken()
+    if agent:
+        if not s.options.agents:
+            raise Forbidden(_("この村は人狼知能エージェントを受け入れていません。"))
+        agents = sum(seat.agent for seat in s.seats) + 1
+        fit = cast_mod.agents_fit(s.capacity, s.options, rules, agents, s.dummy_seat is not None)
+        if fit is not None:
+            raise BadRequest(cast_mod.AGENTS_DO_NOT_FIT, agents=agents, fit=fit)
     no = max([s.last_seat_no, *(seat.no for seat in s.seats)]) + 1
     s.last_seat_no = no
-    s.seats.append(Seat(no=no, name=name, objections_left=rules.objections_per_player, bot=bot))
+    s.seats.append(
+        Seat(
+            no=no,
+            name=name,
+            objections_left=rules.objections_per_player,
+            bot=bot,
+            agent=agent,
+            start_voted=agent,  # an agent's seat counts as having voted to start
+        )
+    )
     s.fixed_cast = None
     s.clock.last_activity_at = now
     run.post("seated", name=name)
@@ -199,10 +229,29 @@ def fix_cast(state: GameState, *, cast: Cast, rules: Rules) -> GameState:
         state.options,
         rules,
         dummy.no if dummy else None,
+        agent_seats=[s.no for s in state.seats if s.agent],
     )
     new = state.clone()
     new.fixed_cast = cast
     return new
+
+
+def open_to_agents(state: GameState, *, open_: bool, rules: Rules, now: datetime) -> Step:
+    """The host opens the waiting village to AIWolf agents, or closes it (seated agents
+    stay; the host may remove them)."""
+    run = Run.during(
+        Phase.WAITING,
+        "人狼知能エージェントの受け入れはゲーム開始前にだけ変えられます。",
+        state,
+        rules,
+        now,
+    )
+    s = run.state
+    if s.options.agents != open_:
+        s.options = replace(s.options, agents=open_)
+        s.clock.last_activity_at = now
+        run.post("agents_opened" if open_ else "agents_closed")
+    return run.done()
 
 
 def vote_start(
@@ -234,7 +283,12 @@ def start(run: Run, rng: random.Random) -> None:
     s.active = s.options.active(n, run.rules)
     dummy = s.dummy_seat
     dealt = s.fixed_cast or cast_mod.deal(
-        [seat.no for seat in s.seats], s.options, run.rules, rng, dummy.no if dummy else None
+        [seat.no for seat in s.seats],
+        s.options,
+        run.rules,
+        rng,
+        dummy.no if dummy else None,
+        agent_seats=[seat.no for seat in s.seats if seat.agent],
     )
     for seat in s.seats:
         seat.role = dealt.roles[seat.no]

@@ -95,6 +95,7 @@ class Seat:
     dummy: bool = False
     start_voted: bool = False
     bot: bool = False  # played by the site's bots (a practice village's seat)
+    agent: bool = False  # played by an AIWolf contest agent (villages/aiwolf)
 
     def has(self, sub_role: SubRole) -> bool:
         return sub_role in self.sub_roles

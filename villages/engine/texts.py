@@ -17,6 +17,8 @@ SYSTEM_LINES: dict[str, tuple[str, ...]] = {
     "seated": ("name",),
     "left": ("name",),
     "kicked": ("name",),
+    "agents_opened": (),
+    "agents_closed": (),
     "game_start": ("cast",),  # role codes with their counts: "villager=5 seer=1 wolf=2"
     "night": ("day",),
     "morning": ("day",),

@@ -172,6 +172,7 @@ class SeatView:
     has_voted: bool | None
     death_cause: DeathCause | None
     bot: bool = False
+    agent: bool = False
 
 
 def seat_views(state: GameState, viewer: int | None) -> list[SeatView]:
@@ -194,6 +195,7 @@ def seat_views(state: GameState, viewer: int | None) -> list[SeatView]:
                 has_voted=(x.no in voted) if day and x.alive else None,
                 death_cause=x.death_cause if role_known and not x.alive else None,
                 bot=x.bot,
+                agent=x.agent,
             )
         )
     return views

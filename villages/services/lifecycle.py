@@ -113,8 +113,12 @@ def sit(
     trip: str = "",
     ip: str | None = None,
     bot: str = "",
+    agent: str = "",
+    agent_owner: AbstractBaseUser | None = None,
 ) -> int:
-    """村人登録: returns the new seat number. `bot`: the strategy of a bot's seat."""
+    """村人登録: returns the new seat number. `bot`: the strategy of a bot's seat; `agent`:
+    the name an AIWolf agent gave, `agent_owner` the account of its token (an agent's
+    seat counts as having voted to start: it starts a full village where all have)."""
     bans.check(user, "play")
     icon = Icon.objects.choosable().filter(pk=icon_id).first() if icon_id else None
     if icon_id and icon is None:
@@ -131,8 +135,12 @@ def sit(
         if ip and flag("ONE_SEAT_PER_IP") and any(r.ip == ip for r in loaded.rows.values()):
             raise AlreadySeated(gettext_noop("同じ接続元からはひとつの村にひと席までです。"))
         step, seat_no = engine.sit(
-            loaded.state, name=handle_name, bot=bool(bot), rules=rules(), now=now
+            loaded.state, name=handle_name, bot=bool(bot), agent=bool(agent), rules=rules(), now=now
         )
+        new = step.state
+        if agent and len(new.seats) == new.capacity and all(x.start_voted for x in new.seats):
+            started = engine.start_now(new, rules=rules(), rng=rng, now=now)
+            step = Step(started.state, step.events + started.events)
         seat = step.state.seat(seat_no)
         assert seat is not None
         loaded.new_rows[seat_no] = Seat(
@@ -140,6 +148,8 @@ def sit(
             seat_no=seat_no,
             user=user,
             bot=bot,
+            agent=agent,
+            agent_owner=agent_owner,
             handle_name=seat.name,
             icon=icon,
             trip=trip_of(trip),

@@ -11,6 +11,7 @@ from django.utils.translation import gettext_noop
 
 from accounts import bans
 from villages import line_numbers
+from villages.aiwolf import is_agent_account
 from villages.bots import is_bot_account
 from villages.engine import Ability, GameState, Step, Volume
 from villages.engine import game as engine
@@ -55,7 +56,8 @@ def post_message(
 ) -> Posted:
     """発言 / 遺言 / 霊話. A line the site words itself (a bot's) names its wording with
     `code` and `params`, so that each page shows it in its own language."""
-    if not is_bot_account(user.get_username()):  # bot accounts talk in many villages
+    name = user.get_username()
+    if not (is_bot_account(name) or is_agent_account(name)):  # they talk in many villages
         rate_limit("post", str(user.pk), POST_LIMIT)
     bans.check(user, "talk")
     vol = _volume(volume)

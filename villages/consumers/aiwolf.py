@@ -1,0 +1,227 @@
+"""The AIWolf agents' door: `/ws/aiwolf/villages/<id>/` (API.md, "AIWolf agents").
+
+The contest's protocol on an ASGI WebSocket: the agent's owner is the account of its API
+token (`Authorization: Bearer <token>`, what `aiwolf-nlp-common` sends, or `?token=`); a
+village that cannot take the agent refuses it with an `error` frame (API.md's shape) and
+a close code, before its name is asked. Then `NAME`, its seat (`services.agents`), and
+the dialogue (`villages.aiwolf.Dialogue`): each packet is built from the seat's view at
+that moment, each answer goes through the players' services. The socket hears its
+seat's push group only to know when to look again (what the seat sees changed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from channels.layers import get_channel_layer
+
+from accounts.services import user_for_token
+from villages.aiwolf import Act, Ask, Dialogue, Say, Sleep, Tell, Vote
+from villages.consumers.base import CLOSE_BANNED, CLOSE_TRY_AGAIN, ClientLink, in_thread, query_of
+from villages.engine.errors import RuleError
+from villages.groups import agent_group, encode, viewer_group
+from villages.services import agents
+from villages.services.errors import Banned
+from villages.wording import AGENT_REFUSALS
+
+logger = logging.getLogger(__name__)
+
+CLOSE_DONE = 1000
+CLOSE_REFUSED = 4403
+CLOSE_NO_NAME = 4408
+CLOSE_REPLACED = 4409
+REPLACED = "aiwolf.replaced"
+
+
+def bearer_token(scope: dict[str, Any]) -> str:
+    """The token of `Authorization: Bearer …`, else of `?token=`."""
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"authorization":
+            kind, _, token = value.decode("latin-1").partition(" ")
+            if kind.lower() == "bearer":
+                return token.strip()
+    return query_of(scope).get("token", [""])[0]
+
+
+class AgentSocket(ClientLink):
+    def __init__(self, scope: dict[str, Any], send: Any) -> None:
+        super().__init__(send)
+        self.scope = scope
+        self.village_id = int(scope["url_route"]["kwargs"]["village_id"])
+        self.layer = get_channel_layer()
+        self.channel = ""
+        self.groups: list[str] = []
+        self.answers: asyncio.Queue[str] = asyncio.Queue()
+        self.changed = asyncio.Event()
+        self.gone = asyncio.Event()
+        self.late = 0  # answers still owed to asks that timed out: dropped when they come
+
+    async def run(self, receive: Any) -> None:
+        if (await receive())["type"] != "websocket.connect":
+            return
+        try:
+            self.channel = await self.layer.new_channel()
+        except Exception as error:  # Redis is away: the agent comes back later
+            logger.warning("village %s: channel layer unavailable: %s", self.village_id, error)
+            await self.asgi_send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN})
+            return
+        await self.asgi_send({"type": "websocket.accept"})
+        reading = asyncio.ensure_future(self.read(receive))
+        listening: asyncio.Future[None] | None = None
+        try:
+            seat = await self.seat()
+            if seat is not None:
+                listening = asyncio.ensure_future(self.listen(seat))
+                await self.play(*seat)
+        except Exception:
+            logger.exception("village %s: an agent's socket failed", self.village_id)
+            await self.close(1011)
+        finally:
+            self.closed = True
+            for task in (reading, listening):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+            for group in self.groups:
+                with contextlib.suppress(Exception):
+                    await self.layer.group_discard(group, self.channel)
+
+    async def read(self, receive: Any) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "websocket.disconnect":
+                self.closed = True
+                self.gone.set()
+                return
+            if message["type"] == "websocket.receive" and message.get("text") is not None:
+                await self.answers.put(message["text"])
+
+    async def listen(self, seat: tuple[int, Any]) -> None:
+        """Every push to the seat is a change to look at; a newer socket of the seat's
+        agent takes the seat over."""
+        while True:
+            message = await self.layer.receive(self.channel)
+            if message.get("type") == REPLACED and message.get("by") != self.channel:
+                await self.refuse_with("replaced", CLOSE_REPLACED)
+                self.gone.set()
+                return
+            self.changed.set()
+
+    # -- admission ------------------------------------------------------------------------
+
+    async def refuse_with(self, key: str, close_code: int = CLOSE_REFUSED, text: str = "") -> None:
+        code, message = AGENT_REFUSALS[key]
+        await self.fail(close_code, code, text or message)
+
+    async def seat(self) -> tuple[int, Any] | None:
+        """Who the agent is, and its seat (None: refused, and closed)."""
+        try:
+            owner = await in_thread(user_for_token)(bearer_token(self.scope))
+            if owner is None:
+                await self.refuse_with("bad_token", 4401)
+                return None
+            refusal = await in_thread(agents.refusal)(self.village_id, owner)
+        except Banned as banned:
+            await self.fail(CLOSE_BANNED, banned.code, banned.message)
+            return None
+        if refusal is not None:
+            await self.refuse_with(refusal, 4404 if refusal == "not_found" else CLOSE_REFUSED)
+            return None
+        await self.send_texts([encode({"request": "NAME"})])
+        name = await self.answer(agents.limits().timeout_ms / 1000)
+        if name is None or not name.strip():
+            await self.refuse_with("no_name", CLOSE_NO_NAME)
+            return None
+        try:
+            seat_no = await in_thread(agents.take_seat)(
+                village_id=self.village_id, owner=owner, name=name
+            )
+        except RuleError as error:
+            logger.info("village %s: agent %r refused: %s", self.village_id, name, error.message)
+            await self.fail(CLOSE_REFUSED, error.code, error.message)
+            return None
+        user = await in_thread(agents.seat_user)(self.village_id, seat_no)
+        group = agent_group(self.village_id, seat_no)
+        await self.layer.group_send(group, {"type": REPLACED, "by": self.channel})
+        for joined in (group, viewer_group(self.village_id, seat_no)):
+            await self.layer.group_add(joined, self.channel)
+            self.groups.append(joined)
+        return seat_no, user
+
+    # -- the dialogue -------------------------------------------------------------------
+
+    async def answer(self, seconds: float) -> str | None:
+        """The agent's next line within `seconds` (None: none came, or it left). A line
+        owed to an ask that timed out comes first, and is dropped."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + seconds
+        while not self.closed:
+            left = until - loop.time()
+            if left <= 0:
+                return None
+            try:
+                text = await asyncio.wait_for(self.answers.get(), left)
+            except TimeoutError:
+                return None
+            if self.late:
+                self.late -= 1
+                continue
+            return text.rstrip("\r\n")
+        return None
+
+    async def play(self, seat_no: int, user: Any) -> None:
+        dialogue = Dialogue()
+        timeout = agents.limits().timeout_ms / 1000
+        while not self.closed:
+            self.changed.clear()
+            look = await in_thread(agents.look)(self.village_id, seat_no)
+            if look is None:  # the seat was removed (before the start)
+                await self.refuse_with("removed")
+                return
+            step = dialogue.next(look)
+            if isinstance(step, Tell):
+                await self.send_texts([encode(step.packet)])
+                if step.packet["request"] == "FINISH":
+                    await self.close(CLOSE_DONE)
+                continue
+            if isinstance(step, Ask):
+                await self.send_texts([encode(step.packet)])
+                text = await self.answer(timeout)
+                if text is None:
+                    self.late += 1
+                    dialogue.timed_out(step)
+                    continue
+                command = dialogue.answered(step, text, look)
+                if command is not None:
+                    refused = await in_thread(_carry_out)(self.village_id, user, command)
+                    if refused and not isinstance(command, Say):
+                        dialogue.refused("vote" if isinstance(command, Vote) else command.ability)
+                continue
+            assert isinstance(step, Sleep)
+            await self.wait(step.seconds)
+
+    async def wait(self, seconds: float) -> None:
+        """Until the seat's view changes, `seconds` pass, or the agent leaves."""
+        waits = [asyncio.ensure_future(e.wait()) for e in (self.changed, self.gone)]
+        try:
+            await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waits:
+                w.cancel()
+
+
+def _carry_out(village_id: int, user: Any, command: Say | Vote | Act) -> str | None:
+    if isinstance(command, Say):
+        return agents.say(village_id, user, command.text)
+    if isinstance(command, Vote):
+        return agents.vote(village_id, user, command.target)
+    return agents.act(village_id, user, command.ability, command.target)
+
+
+async def agent_socket(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """The ASGI application of `/ws/aiwolf/villages/<id>/`."""
+    await AgentSocket(scope, send).run(receive)
