@@ -3,7 +3,7 @@
 What counts as a game is what a player's history counts (`accounts.selectors.history`):
 a village that ended with a winner (not abandoned), not a practice village unless asked
 (`Filters.practice`, as the history's 練習村を含める), each seat of a person (not the
-dummy boy, not a bot) with its result from the engine
+dummy boy, not a bot, not an AIWolf agent) with its result from the engine
 (`outcome.result_of`). Sudden deaths are counted as everywhere else
 (`accounts.selectors.sudden_death_seats`: abandoned and practice villages included).
 
@@ -100,6 +100,7 @@ def _compute(filters: Filters) -> dict[str, Any]:
         Seat.objects.filter(village__in=games, kicked=False, dummy=False, user__isnull=False)
         .exclude(role="")
         .exclude(bot__gt="")
+        .exclude(agent__gt="")
         .values_list("role", "sub_roles", "alive", "village__winner", "user_id", "user__username")
     )
     by_role: dict[str, dict[str, int]] = defaultdict(_tally)

@@ -135,7 +135,8 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
         "day": new.day,
         "winner": new.winner.value if new.winner else "",
         "abandoned": new.abandoned,
-        "practice": any(seat.bot for seat in new.seats),
+        # Bots or AIWolf agents make a practice village (kept out of statistics).
+        "practice": new.options.agents or any(seat.bot or seat.agent for seat in new.seats),
         "seated": len(new.seats),
         "game": game_json(new),
         "deadline_at": engine.next_deadline(new, rules()),

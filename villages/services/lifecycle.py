@@ -86,6 +86,7 @@ def create_village(
             options=options_to_api(opts),
             created_by=user,
             seed=secrets.randbits(62),
+            practice=opts.agents,  # open to AIWolf agents: a practice village
             game=game_json(state),
             seated=len(state.seats),
             deadline_at=engine.next_deadline(state, rules()),
