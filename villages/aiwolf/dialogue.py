@@ -168,7 +168,7 @@ class Dialogue:
         round_no = int(elapsed // period)
         if round_no <= self.asked_round:
             return Sleep(min(period * (round_no + 1) - elapsed, LONGEST_SLEEP))
-        speakers = sorted(look.living_agents)
+        speakers = sorted(look.living_wolf_agents if request == "WHISPER" else look.living_agents)
         random.Random(f"{look.seed}:{look.view.day}:{look.view.phase}:{round_no}").shuffle(speakers)
         place = speakers.index(look.view.me.seat_no) if look.view.me.seat_no in speakers else 0
         turn_at = period * (round_no + place / max(len(speakers), 1))

@@ -92,6 +92,11 @@ class Look:
         return [s.no for s in self.view.seats if s.alive and s.agent]
 
     @property
+    def living_wolf_agents(self) -> list[int]:
+        """The living agents the seat knows as wolves (its pack, for a wolf)."""
+        return [s.no for s in self.view.seats if s.alive and s.agent and s.role is Role.WOLF]
+
+    @property
     def living_wolves_known(self) -> int:
         return sum(1 for s in self.view.seats if s.alive and s.role is Role.WOLF)
 
