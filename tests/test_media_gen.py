@@ -26,6 +26,7 @@ OPTION_NAMES = {
     "dead",
     "voted",
     "practice",
+    "agents",
 }
 REPO_STATIC = Path(__file__).resolve().parent.parent / "static"
 

@@ -156,6 +156,17 @@ def _opt_practice() -> list[str]:
     ]
 
 
+def _opt_agents() -> list[str]:
+    # Open to the AIWolf contest's agents: the letters "AI" on a badge.
+    return [
+        el("rect", x=2, y=4, width=20, height=16, rx=3, fill="#2f6f6a", stroke="#1b4643"),
+        outline(
+            "M4.8 17L8.5 7L12.2 17M6.1 13.6H10.9", "none", "#ffffff", 2, stroke_linecap="round"
+        ),
+        line("M16.5 7.5V16.5M14.3 7.5H18.7M14.3 16.5H18.7", "#ffffff", 2),
+    ]
+
+
 # name -> (Japanese title, drawing)
 OPTION_ICONS: dict[str, tuple[str, Callable[[], list[str]]]] = {
     "realtime": ("リアルタイム制", _opt_realtime),
@@ -169,6 +180,7 @@ OPTION_ICONS: dict[str, tuple[str, Callable[[], list[str]]]] = {
     "dead": ("死亡", _opt_dead),
     "voted": ("投票済み", _opt_voted),
     "practice": ("練習村（ボットあり）", _opt_practice),
+    "agents": ("人狼知能エージェント受け入れ", _opt_agents),
 }
 
 
