@@ -18,7 +18,18 @@ from django.db.models.signals import post_delete, post_save
 from villages.models import InfoPage, Listing, Village
 
 # The columns of a village that the list shows (villages/village_rows.html).
-LISTED = ("status", "phase", "day", "winner", "abandoned", "practice", "seated", "name", "comment")
+LISTED = (
+    "status",
+    "phase",
+    "day",
+    "winner",
+    "abandoned",
+    "practice",
+    "seated",
+    "name",
+    "comment",
+    "options",  # the agents option, opened or closed before the start (its mark)
+)
 ROW = 1
 
 

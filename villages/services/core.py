@@ -30,7 +30,7 @@ from villages.engine.errors import NotSeated
 from villages.engine.events import Event, GameOver, Kicked, Started
 from villages.models import Message, Seat, Village
 from villages.models import Seat as SeatRow
-from villages.snapshots import SNAPSHOTS, Loaded, snapshot, snapshot_key
+from villages.snapshots import SNAPSHOTS, Loaded, options_to_api, snapshot, snapshot_key
 
 from . import gate, push
 from .config import bot_delay, rules
@@ -141,6 +141,8 @@ def _save(loaded: Loaded, step: Step, now: datetime) -> list[Message]:
         "game": game_json(new),
         "deadline_at": engine.next_deadline(new, rules()),
     }
+    if new.options != old.options:  # the host opened or closed the village to AIWolf agents
+        fields["options"] = options_to_api(new.options)
     started = any(isinstance(e, Started) for e in step.events)
     fields["started_at"] = now if started else village.started_at
     ended = any(isinstance(e, GameOver) for e in step.events)
