@@ -17,6 +17,7 @@ from villages.engine import MAX_PLAYERS, MIN_PLAYERS, speech
 from villages.engine.cast import OPTION_FLAGS
 from villages.engine.lobby import TRIP_LOOKALIKES
 from villages.models import Icon
+from villages.services import agents as agent_seats
 from villages.services import bots as bot_seats
 from villages.services import idempotency, lifecycle, play
 from villages.services.config import rules
@@ -92,6 +93,10 @@ class BotsIn(Body):
         description="how the bots play",
         **limits(pattern="^(" + "|".join(sorted(bots.STRATEGIES)) + ")$"),
     )
+
+
+class AgentsIn(Body):
+    open: bool = Field(..., description="true: open the village to AIWolf agents; false: close it")
 
 
 class KickIn(Body):
@@ -274,6 +279,24 @@ def leave(request: HttpRequest, village_id: int) -> Status[None]:
 def add_bots(request: HttpRequest, village_id: int, payload: BotsIn) -> Status[Json]:
     seat_nos = bot_seats.add_bots(**actor(request, village_id), **payload.model_dump())
     return Status(201, {"seat_nos": seat_nos})
+
+
+@command(
+    "agents", "Open the village to AIWolf agents, or close it (the host or staff, before the start)"
+)
+def set_agents(request: HttpRequest, village_id: int, payload: AgentsIn) -> Json:
+    agent_seats.set_open(**actor(request, village_id), open_=payload.open)
+    return {"agents": payload.open}
+
+
+@router.delete(
+    "/villages/{village_id}/agents/{seat_no}",
+    response=answers({204: None}, *WRITE),
+    summary="Remove an AIWolf agent's seat (the host or staff, before the start)",
+)
+def remove_agent(request: HttpRequest, village_id: int, seat_no: int) -> Status[None]:
+    agent_seats.remove(**actor(request, village_id), seat_no=seat_no)
+    return Status(204, None)
 
 
 @command("start-vote", "Vote to start")

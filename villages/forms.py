@@ -40,6 +40,13 @@ class CreateVillageForm(forms.Form):
     authority = forms.BooleanField(label=_("権力者"), required=False)
     hide_roles_in_heaven = forms.BooleanField(label=_("霊界で配役を公開しない"), required=False)
     dummy_boy = forms.BooleanField(label=_("身代わり君"), required=False)
+    agents = forms.BooleanField(
+        label=_("人狼知能エージェントを受け入れる"),
+        required=False,
+        help_text=_(
+            "人狼知能大会のエージェントが席に着ける練習村になります（統計には数えません）。"
+        ),
+    )
     bots = forms.IntegerField(
         label=_("ボットの席"),
         min_value=0,

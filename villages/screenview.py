@@ -32,6 +32,7 @@ Parts = dict[str, Input]
 
 PLAYERS = "d-players"
 SEAT_PREFIX = "d-seat-"
+AGENTS = "d-agents"
 
 
 class Speaker(TypedDict):
@@ -108,6 +109,7 @@ def _parts(s: dict[str, Any]) -> Parts:
             "will": me is not None and not dead and phase != Phase.ENDED,
         },
         "u-actions": _actions(me, v, names, dead),
+        AGENTS: _agents(v),
         "u-objection": None
         if me is None
         else {
@@ -131,9 +133,23 @@ def _parts(s: dict[str, Any]) -> Parts:
             "voted": x["has_voted"],
             "dummy": x["dummy"],
             "bot": x.get("bot", False),
+            "agent": x.get("agent", False),
+            "village": v["id"],
+            "waiting": phase == Phase.WAITING,
             "playing": playing,
         }
     return parts
+
+
+def _agents(v: dict[str, Any]) -> Input:
+    """Where AIWolf agents connect, while the village waits (`open`: it takes them now)."""
+    if v["phase"] != Phase.WAITING:
+        return None
+    return {
+        "id": v["id"],
+        "open": bool(v["options"].get("agents")),
+        "free": max(v["capacity"] - v["seated"], 0),
+    }
 
 
 def _time(v: dict[str, Any], clock: dict[str, Any]) -> Input:
@@ -242,8 +258,15 @@ def _actions(
     me: dict[str, Any] | None, v: dict[str, Any], names: dict[int, str], dead: bool
 ) -> Input:
     full = v["seated"] >= v["capacity"]  # no seat left for a bot (the host's controls)
+    agents = bool(v["options"].get("agents"))  # open to AIWolf agents (the host's controls)
     if me is None:
-        return {"seated": False, "id": v["id"], "status": v["status"], "full": full}
+        return {
+            "seated": False,
+            "id": v["id"],
+            "status": v["status"],
+            "full": full,
+            "agents": agents,
+        }
     tonight = me["night_action"]
     chosen = None
     if tonight is not None:
@@ -257,6 +280,7 @@ def _actions(
         "id": v["id"],
         "status": v["status"],
         "full": full,
+        "agents": agents,
         "phase": v["phase"],
         "dead": dead,
         "alive": me["alive"],

@@ -123,6 +123,7 @@ OPTION = {
     "authority": gettext_lazy("権力者"),
     "hide_roles_in_heaven": gettext_lazy("霊界で配役を公開しない"),
     "dummy_boy": gettext_lazy("身代わり君"),
+    "agents": gettext_lazy("人狼知能エージェント受け入れ"),
 }
 
 

@@ -46,6 +46,7 @@ def village_log(village_id: int) -> VillageLogDict:
                 "icon_url": seat["icon_url"],
                 "dummy": seat["dummy"],
                 "bot": seat["bot"],
+                "agent": seat["agent"],
                 "role": seat["role"],
                 "sub_roles": seat["sub_roles"] or [],  # everyone's are shown at the end
                 "alive": seat["alive"],

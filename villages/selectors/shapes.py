@@ -60,6 +60,7 @@ class SeatDict(TypedDict):
     trip: str
     dummy: bool
     bot: bool
+    agent: Annotated[bool, Field(description="played by an AIWolf contest agent")]
     alive: bool
     role: str | None
     sub_roles: list[str] | None
@@ -134,6 +135,7 @@ class LogSeatDict(TypedDict):
     icon_url: str | None
     dummy: bool
     bot: bool
+    agent: Annotated[bool, Field(description="played by an AIWolf contest agent")]
     role: str | None
     sub_roles: list[str]
     alive: bool

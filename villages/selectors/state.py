@@ -146,6 +146,7 @@ def _seats(loaded: Loaded, viewer: int | None) -> list[SeatDict]:
                     "trip": row["trip"],
                     "dummy": sv.dummy,
                     "bot": sv.bot,
+                    "agent": sv.agent,
                     "alive": sv.alive,
                     "role": sv.role.value if sv.role else None,
                     "sub_roles": sorted(s.value for s in sv.sub_roles)

@@ -1,6 +1,7 @@
 """What the game screen's forms and buttons do: talk, vote and night actions, kick, start,
-leave, objection, bots, the screen's settings. Each runs a service for the logged-in user
-and goes back to its pane, or draws the pane again with the refusal (`villages.views.panes`).
+leave, objection, bots, AIWolf agents, the screen's settings. Each runs a service for the
+logged-in user and goes back to its pane, or draws the pane again with the refusal
+(`villages.views.panes`).
 
 * `talk`        the upper pane's talk box (its POST), where the engine says the talk goes
 * `act`, `kick` the vote / night-action / kick pages, offering only what the engine accepts
@@ -24,6 +25,7 @@ from villages.engine import Phase, RuleError, speech
 from villages.engine import game as engine
 from villages.engine.errors import BadRequest
 from villages.forms import PrefsForm, TalkForm
+from villages.services import agents as agent_seats
 from villages.services import bots as bot_seats
 from villages.services import idempotency, lifecycle, play
 from villages.services.config import rules
@@ -245,6 +247,23 @@ def _bot_count(request: HttpRequest) -> dict[str, Any]:
 
 
 add_bots = _pane_post(bot_seats.add_bots, lambda v: f"/villages/{v}/up/", _bot_count)
+
+# 人狼知能エージェントを受け入れる / やめる, and an agent's seat removed (the host or staff).
+set_agents = _pane_post(
+    agent_seats.set_open,
+    lambda v: f"/villages/{v}/up/",
+    lambda request: {"open_": request.POST.get("open") == "1"},
+)
+
+
+def _seat_no(request: HttpRequest) -> dict[str, Any]:
+    seat_no = request.POST.get("seat_no", "")
+    if not seat_no.isdigit():
+        raise BadRequest(_("外す席を選んでください。"))
+    return {"seat_no": int(seat_no)}
+
+
+remove_agent = _pane_post(agent_seats.remove, lambda v: f"/villages/{v}/up/", _seat_no)
 
 
 @require_POST

@@ -63,7 +63,11 @@ def _rows(qs) -> list[dict[str, Any]]:
         d["winner_label"] = wording.label(wording.WINNER, d["winner"])
         d["icons"] = option_icons(d["options"])
         if village.practice:
-            caption = _("練習村（ボットの席があります）")
+            caption = (
+                _("練習村（人狼知能エージェントの村）")
+                if d["options"].get("agents")
+                else _("練習村（ボットの席があります）")
+            )
             d["icons"].insert(
                 0, {"src": static("villages/options/practice.svg"), "caption": caption}
             )

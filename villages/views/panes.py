@@ -4,6 +4,7 @@ the page's script, and the upper pane and form panes drawn whole (`screen` draws
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterable
 from typing import Any
@@ -19,7 +20,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import REFRESH_CHOICES
 from villages import selectors
-from villages.screenview import layout, parts_of
+from villages.screenview import AGENTS, layout, parts_of
 
 from . import parts as draw
 from . import render as log
@@ -27,7 +28,7 @@ from .common import Prefs, prefs, user_id
 from .standing import local_for
 
 SOUNDS = ("dawn", "revote", "objection", "alert", "start")
-LOWER = ("d-mode", "d-head", "d-time", "d-players", "d-me", "d-deaths", "d-votes")
+LOWER = ("d-mode", "d-head", "d-time", "d-players", "d-agents", "d-me", "d-deaths", "d-votes")
 UPPER = ("u-mode", "u-where", "u-talk", "u-actions", "u-objection")
 
 
@@ -49,8 +50,33 @@ def draw_parts(request: HttpRequest, view: selectors.View, ids: Iterable[str]) -
     out = Drawn(
         {k: mark_safe(html.replace('value="" data-csrf', token)) for k, html in drawn.items()}
     )
+    if AGENTS in out:
+        out[AGENTS] = mark_safe(_agents_for(request, out[AGENTS]))
     out.digests = {k: draw.digest(html) for k, html in drawn.items()}
     return out
+
+
+TOKEN_SLOT = re.compile(r"<span data-agent-token-slot>.*?</span>", flags=re.DOTALL)
+
+
+def _agents_for(request: HttpRequest, html: str) -> str:
+    """The agents' address as this request reached the site (ws://, or wss:// behind
+    HTTPS), and the viewer's own API token in the config fragment (a placeholder with a
+    link to the profile for a spectator who is not logged in). Drawn for the page alone:
+    the part the socket sends has neither, the page's script fills them in
+    (static/villages/js/jinro.js)."""
+    origin = f"{'wss' if request.is_secure() else 'ws'}://{request.get_host()}"
+    html = html.replace(
+        "<span data-ws-origin></span>", f"<span data-ws-origin>{escape(origin)}</span>"
+    )
+    # The session's user comes with its profile (accounts.backends); an account that has
+    # none yet gets its token from the profile page, as the placeholder says.
+    profile = getattr(request.user, "profile", None) if request.user.is_authenticated else None
+    if profile is None:
+        return html
+    token = escape(profile.api_token)
+    html = html.replace('data-agent-token=""', f'data-agent-token="{token}"', 1)
+    return TOKEN_SLOT.sub(f"<span data-agent-token-slot>{token}</span>", html)
 
 
 def by_template(drawn: dict[str, str]) -> dict[str, str]:

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from django.template.loader import get_template
+from django.templatetags.static import static
 from django.utils import timezone
 from django.utils.formats import date_format, time_format
 from django.utils.translation import get_language, gettext_lazy
@@ -231,6 +232,18 @@ _TONIGHT = {
     "cupid": "%(names)sを恋人にしました",
 }
 
+
+def _x_agents(p: Input, local: Local) -> dict[str, Any]:
+    # The address's scheme and host are the request's: the page fills them in
+    # (`villages.views.panes.draw_parts`), and the script in a part the socket sent.
+    if not p:
+        return {}
+    return {
+        "path": f"/ws/aiwolf/villages/{p['id']}/",
+        "icon": static("villages/options/agents.svg"),
+    }
+
+
 _EXTRAS = {
     "d_head": _x_head,
     "d_time": _x_time,
@@ -240,6 +253,7 @@ _EXTRAS = {
     "u_where": _x_where,
     "u_talk": _x_talk,
     "u_actions": _x_actions,
+    "d_agents": _x_agents,
 }
 
 

@@ -6,8 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth import get_user_model
+
 from accounts.bans import has_bans, standing_of
 from accounts.models import Ban
+from villages.engine import Phase
 from villages.snapshots import Loaded
 
 
@@ -19,6 +22,7 @@ class Local:
     muted: bool = False  # a ban keeps it from talking: no talk box
     benched: bool = False  # a ban keeps it from voting and acting: no such controls
     host: bool = False  # made this village (may fill its empty seats with bots)
+    staff: bool = False  # staff (before the start: may open the village to agents)
 
 
 def local_for(user_id: int | None, loaded: Loaded, user: Any = None) -> Local:
@@ -26,14 +30,23 @@ def local_for(user_id: int | None, loaded: Loaded, user: Any = None) -> Local:
     if user_id is None:
         return Local()
     notice, kinds = standing_of(user_id) if user is None or has_bans(user) else ("", frozenset())
+    host = user_id == loaded.village.created_by_id
     return Local(
         authenticated=True,
         kicked=kicked_how(loaded, user_id),
         ban=notice,
         muted=bool(kinds & {Ban.Kind.TALK, Ban.Kind.LOGIN}),
         benched=bool(kinds & {Ban.Kind.PLAY, Ban.Kind.LOGIN}),
-        host=user_id == loaded.village.created_by_id,
+        host=host,
+        staff=not host and loaded.state.phase is Phase.WAITING and _is_staff(user_id, user),
     )
+
+
+def _is_staff(user_id: int, user: Any) -> bool:
+    """Asked only where it shows (a waiting village's controls): a socket has no user."""
+    if user is not None:
+        return bool(getattr(user, "is_staff", False))
+    return get_user_model().objects.filter(pk=user_id, is_staff=True).exists()
 
 
 def kicked_how(loaded: Loaded, user_id: int | None) -> str:

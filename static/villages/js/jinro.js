@@ -28,6 +28,10 @@
 
   function afterSwap(el, doc) {
     el.querySelectorAll("input[data-csrf]").forEach(function (i) { if (!i.value) i.value = csrfToken(doc); });
+    // The AIWolf agents' address, as this page reached the site (the page has it drawn).
+    el.querySelectorAll("[data-ws-origin]").forEach(function (s) {
+      if (!s.textContent) s.textContent = (location.protocol === "https:" ? "wss://" : "ws://") + location.host;
+    });
     if (el.hasAttribute("data-body") && doc.body.getAttribute("data-fixed-body") === null) {
       var pane = doc.defaultView.JINRO_PANE;
       if (pane && pane.onMode) pane.onMode(el); else doc.body.className = el.getAttribute("data-body");
@@ -52,6 +56,12 @@
     var fresh = holder.content.firstElementChild;
     if (!fresh) return false;
     var chosen = mode && mode.value;  // the kind of talk being typed stays chosen
+    // The viewer's API token, drawn into its own page only, stays in the agents' part.
+    var token = old.getAttribute("data-agent-token");
+    if (token && fresh.getAttribute("data-agent-token") === "") {
+      fresh.setAttribute("data-agent-token", token);
+      fresh.querySelectorAll("[data-agent-token-slot]").forEach(function (s) { s.textContent = token; });
+    }
     old.replaceWith(fresh);
     mode = chosen && doc.getElementById("talk-mode");
     if (mode && mode.querySelector("option[value='" + chosen + "']")) mode.value = chosen;
