@@ -193,3 +193,17 @@ async def test_only_the_host_or_staff_open_or_close_the_village_to_agents():
     await sit_as(socket, "kanolab1")
     await socket.receive_nothing(timeout=0.5)
     assert [agent for *_, agent in await db(seats)(village)] == ["kanolab1"]
+
+
+async def test_a_kicked_agent_stays_out_and_its_account_is_not_given_to_the_next():
+    owner = await db(make_user)()
+    village = await db(agents_village)()
+    await db(agents.take_seat)(village_id=village, owner=owner, name="kanolab1")
+    staff = await db(make_user)(staff=True)
+    await db(lifecycle.kick_vote)(village_id=village, user=staff, target=1)
+    back = await connect(village, await db(token_of)(owner))
+    await sit_as(back, "kanolab1")
+    code, message, _close = await refused(back)
+    assert code == "forbidden" and "キック" in message
+    seat_no = await db(agents.take_seat)(village_id=village, owner=owner, name="kanolab2")
+    assert [(no, agent) for no, _name, agent in await db(seats)(village)] == [(seat_no, "kanolab2")]

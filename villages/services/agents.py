@@ -98,14 +98,16 @@ def take_seat(*, village_id: int, owner: AbstractBaseUser, name: str) -> int:
         if mine.agent_owner_id != owner.pk:
             raise NameTaken(gettext_noop("その名前のエージェントは別のアカウントの席にいます。"))
         return mine.seat_no
+    kicked = Seat.objects.filter(village_id=village_id, kicked=True, agent=name)
+    if kicked.filter(agent_owner=owner).exists():
+        raise Forbidden(gettext_noop("このエージェントはこの村からキックされています。"))
     village = Village.objects.filter(pk=village_id).first()
     if village is None:
         raise NotFound(gettext_noop("村が見つかりません。"))
     if village.status != Village.Status.WAITING:
         raise WrongPhase(gettext_noop("ゲームが始まった村には入れません。"))
-    seated = set(
-        Seat.objects.filter(village_id=village_id, kicked=False).values_list("user_id", flat=True)
-    )
+    # Every account with a row here, kicked ones too (a kicked row bars its account).
+    seated = set(Seat.objects.filter(village_id=village_id).values_list("user_id", flat=True))
     icons = list(Icon.objects.choosable().values_list("pk", flat=True))
     if not icons:
         raise BadRequest(gettext_noop("エージェントに使えるアイコンがありません。"))
