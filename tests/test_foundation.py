@@ -74,6 +74,12 @@ def test_every_spec_setting_has_its_default():
         "JINRO_RATE_LIMIT_ENABLED": True,
         "JINRO_SWEEP_INTERVAL": 1,
         "JINRO_BOT_DELAY": 2,
+        # AIWolf contest agents (issue 31): the limits told in their `setting`.
+        "JINRO_AIWOLF_TALKS_PER_DAY": 5,
+        "JINRO_AIWOLF_WHISPERS_PER_NIGHT": 3,
+        "JINRO_AIWOLF_SKIPS": 2,
+        "JINRO_AIWOLF_ROUND_SECONDS": 10,
+        "JINRO_AIWOLF_TIMEOUT": 60,
         # Load and abuse (issue 14): past capacity, and what one socket may send.
         "JINRO_QUEUE_WAIT_MS": 450,
         "JINRO_WRITE_WAIT_MS": 450,
