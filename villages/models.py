@@ -162,9 +162,7 @@ class Seat(models.Model):
     # answer) and the account whose API token it connected with. The seat's user is one
     # of the site's agent accounts (`aiwolf:01` …), so that one account may run several.
     agent = models.CharField(_("人狼知能エージェント"), max_length=40, blank=True)
-    agent_owner = kept_user_ref(
-        related_name="agent_seats", verbose_name=_("エージェントの持ち主")
-    )
+    agent_owner = kept_user_ref(related_name="agent_seats", verbose_name=_("エージェントの持ち主"))
     created_at = models.DateTimeField(_("作成"), auto_now_add=True)
 
     class Meta:

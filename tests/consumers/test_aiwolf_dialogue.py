@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from villages.aiwolf import Act, Ask, Dialogue, Heard, Limits, Look, Say, Sleep, Tell, Vote
 from villages.aiwolf.dialogue import TRIES
+from villages.aiwolf.packets import game_ulid
 from villages.bots import bot_view
 from villages.engine.cast import Options
 from villages.engine.events import Post
@@ -242,18 +243,26 @@ def test_over_ends_the_talk_and_the_vote_is_asked_then_a_named_seat_is_the_vote(
     assert d.answered(vote, v.seat(2).name, look(v, 6)) == Vote(2)
 
 
-def test_an_unknown_or_refused_target_is_asked_again_a_few_times_only():
+def test_a_refused_target_is_asked_again_at_once_a_few_times_then_once_a_round():
     v = day_two()
     d = Dialogue()
     d.next(look(v, 6))
     d.next(look(v, 6))
-    talk, _at = next_ask(d, v, 6)
-    d.answered(talk, "Over", look(v, 6))
+    talk, at = next_ask(d, v, 6)
+    d.answered(talk, "Over", look(v, 6, later=at))
     for _ in range(TRIES):
-        vote = d.next(look(v, 6))
+        vote = d.next(look(v, 6, later=at))
         assert isinstance(vote, Ask) and vote.request == "VOTE"
-        assert d.answered(vote, "Agent[99]", look(v, 6)) is None
-    assert isinstance(d.next(look(v, 6)), Sleep)  # left to the deadline, as any player
+        assert d.answered(vote, "Agent[99]", look(v, 6, later=at)) is None
+    assert isinstance(d.next(look(v, 6, later=at)), Sleep)  # the round's quick tries are spent
+    next_round = (int(at // LIMITS.round_seconds) + 1) * LIMITS.round_seconds
+    again = d.next(look(v, 6, later=next_round))
+    assert isinstance(again, Ask) and again.request == "VOTE"  # the next round asks once
+    d.refused("vote")
+    assert isinstance(d.next(look(v, 6, later=next_round + 1)), Sleep)
+    last = d.next(look(v, 6, later=next_round + LIMITS.round_seconds))
+    assert isinstance(last, Ask)
+    assert d.answered(last, v.state.seats[0].name, look(v, 6)) == Vote(1)
 
 
 def test_a_long_line_is_cut_to_the_limit_and_skips_beyond_the_limit_end_the_talk():
@@ -312,3 +321,17 @@ def test_the_vote_is_asked_when_the_days_time_runs_short():
     short = replace(look(v, 6), view=replace(look(v, 6).view, share_left=0.1))
     step = d.next(short)
     assert isinstance(step, Ask) and step.request == "VOTE"
+
+
+def test_the_game_id_is_a_ulid_that_carries_the_villages_time():
+    crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    millis = 1_796_000_000_123  # 2026-11-30
+    game_id = game_ulid(millis, (12345 << 18) | 42)
+    assert len(game_id) == 26 and set(game_id) <= set(crockford)
+    assert game_id[0] <= "7"  # 128 bits: a ULID's first digit holds three
+    value = 0
+    for digit in game_id:
+        value = value * 32 + crockford.index(digit)
+    assert value >> 80 == millis
+    assert value & (2**80 - 1) == (12345 << 18) | 42
+    assert game_ulid(millis, 1) != game_ulid(millis, 2)

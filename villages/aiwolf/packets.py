@@ -33,6 +33,17 @@ ROLE_NAMES: dict[Role, str] = {
 }
 
 
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def game_ulid(millis: int, entropy: int) -> str:
+    """The game's id as the contest server gives it: a ULID (48 bits of milliseconds, 80
+    of entropy, in Crockford's base 32). Agents read it as one (the contest's sample agent
+    names its log folder by its time); ours is the village's, the same on every packet."""
+    value = ((millis & (2**48 - 1)) << 80) | (entropy & (2**80 - 1))
+    return "".join(_CROCKFORD[(value >> (5 * i)) & 31] for i in reversed(range(26)))
+
+
 def protocol_day(day: int) -> int:
     """The contest counts from day 0 (a day, then night 0); the classic game from night 1,
     then day 2. Our night 1 is the contest's night 0, our day 2 its day 1, and so on."""

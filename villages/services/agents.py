@@ -23,6 +23,7 @@ from django.utils.translation import gettext_noop
 
 from accounts import bans
 from villages.aiwolf import AGENT_ACCOUNT_PREFIX, Heard, Limits, Look
+from villages.aiwolf.packets import game_ulid
 from villages.bots import bot_view
 from villages.engine import Step
 from villages.engine import game as engine
@@ -141,6 +142,10 @@ def set_open(*, village_id: int, user: AbstractBaseUser, open_: bool) -> None:
     _host_or_staff(village_id, user)
 
     def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, None]:
+        if loaded.state.phase is not Phase.WAITING:
+            raise WrongPhase(
+                gettext_noop("人狼知能エージェントの受け入れはゲーム開始前にだけ変えられます。")
+            )
         return engine.open_to_agents(loaded.state, open_=open_, rules=rules(), now=now), None
 
     core.run(village_id, command)
@@ -210,7 +215,10 @@ def look(village_id: int, seat_no: int, *, now: datetime | None = None) -> Look 
             )
         )
     return Look(
-        game_id=str(village_id),
+        game_id=game_ulid(
+            int(loaded.village.created_at.timestamp() * 1000),
+            (loaded.village.seed << 18) | (village_id & 0x3FFFF),
+        ),
         seed=loaded.village.seed,
         view=view,
         heard=tuple(heard),
