@@ -15,7 +15,9 @@ The classic rules keep time (docs/aiwolf.md):
   voted: always before the sudden-death grace runs out.
 * At night the seer and the guard are asked at once; wolves whisper first (where two or
   more of them live), then the one whose turn it is attacks.
-* A refused target is asked again (up to `TRIES` times), as a person would try again.
+* A refused target is asked again at once (up to `TRIES` times), as a person would try
+  again, then once a round until the deadline: an agent that keeps naming a seat the
+  rules refuse is left to the sudden-death deadline only if it never names a good one.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from .packets import Look, last_heard, packet
 OVER = "Over"
 SKIP = "Skip"
 FORCE_SKIP = "ForceSkip"
-TRIES = 3  # asks for a target in one round before the agent is left to the deadline
+TRIES = 3  # quick asks for a target; after them, one ask a round
 VOTE_WHEN_SHARE_LEFT = 0.3  # the day's time left at which every agent is asked to vote
 ATTACK_WHEN_SHARE_LEFT = 0.5
 LONGEST_SLEEP = 2.0  # seconds: real time passes without changes (a real-time village)
@@ -94,6 +96,7 @@ class Dialogue:
         self.over = False
         self.asked_round = -1
         self.tries: dict[str, int] = {}
+        self.asked_for: dict[str, int] = {}  # the round of the last ask for a target, by duty
 
     # -- what to send -----------------------------------------------------------------------
 
@@ -128,14 +131,15 @@ class Dialogue:
         view = look.view
         if view.me.vote is not None:
             self.tries.pop("vote", None)  # a revote asks again
+            self.asked_for.pop("vote", None)
         done_talking = self.over or self.talks >= look.limits.talks_per_day
-        if "vote" in view.duties and self._may_try("vote"):
+        if "vote" in view.duties and self._may_try("vote", look):
             others_voted = all(
                 s.has_voted for s in view.seats if s.alive and s.no != view.me.seat_no
             )
             late = view.time_up or (view.share_left or 0.0) <= VOTE_WHEN_SHARE_LEFT
             if done_talking or late or others_voted:
-                return self._ask("VOTE", look)
+                return self._ask_target("vote", look)
         if done_talking or view.time_up:
             return Sleep(LONGEST_SLEEP)
         return self._talk_turn("TALK", look, look.limits.talks_per_day)
@@ -144,11 +148,11 @@ class Dialogue:
         view = look.view
         for duty in view.duties:
             request = NIGHT_ASKS.get(duty)
-            if request is None or not self._may_try(duty):
+            if request is None or not self._may_try(duty, look):
                 continue
             if duty == "attack" and not self._ready_to_attack(look):
                 return self._talk_turn("WHISPER", look, look.limits.whispers_per_night)
-            return self._ask(request, look)
+            return self._ask_target(duty, look)
         return Sleep(LONGEST_SLEEP)
 
     def _ready_to_attack(self, look: Look) -> bool:
@@ -162,9 +166,7 @@ class Dialogue:
         """The agent's turn in the current round, or a sleep until it comes."""
         if self.over or self.talks >= limit:
             return Sleep(LONGEST_SLEEP)
-        started = look.phase_started_at or look.now
-        period = max(look.limits.round_seconds, 0.1)
-        elapsed = max((look.now - started).total_seconds(), 0.0)
+        period, elapsed = self._clock(look)
         round_no = int(elapsed // period)
         if round_no <= self.asked_round:
             return Sleep(min(period * (round_no + 1) - elapsed, LONGEST_SLEEP))
@@ -182,8 +184,26 @@ class Dialogue:
         }
         return self._ask(request, look, remain=remain)
 
-    def _may_try(self, duty: str) -> bool:
-        return self.tries.get(duty, 0) < TRIES
+    @staticmethod
+    def _clock(look: Look) -> tuple[float, float]:
+        """The round's length and the seconds since the phase began."""
+        started = look.phase_started_at or look.now
+        return max(look.limits.round_seconds, 0.1), max((look.now - started).total_seconds(), 0.0)
+
+    def _round(self, look: Look) -> int:
+        period, elapsed = self._clock(look)
+        return int(elapsed // period)
+
+    def _may_try(self, duty: str, look: Look) -> bool:
+        """Quick tries first, then one a round."""
+        if self.tries.get(duty, 0) < TRIES:
+            return True
+        return self._round(look) > self.asked_for.get(duty, -1)
+
+    def _ask_target(self, duty: str, look: Look) -> Ask:
+        self.asked_for[duty] = self._round(look)
+        request = "VOTE" if duty == "vote" else NIGHT_ASKS[duty]
+        return self._ask(request, look)
 
     # -- packets -----------------------------------------------------------------------------
 
