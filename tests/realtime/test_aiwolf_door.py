@@ -9,6 +9,7 @@ import pytest
 from channels.db import database_sync_to_async as db
 from channels.testing import WebsocketCommunicator
 
+from villages.consumers import aiwolf as door
 from villages.models import Seat, Village
 from villages.services import agents, lifecycle
 
@@ -22,6 +23,11 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(60)]
 @pytest.fixture(autouse=True)
 def icons():
     restore_icons()  # an earlier transactional test's flush took the migrations' icons
+
+
+@pytest.fixture(autouse=True)
+def no_refusal_pause(monkeypatch):
+    monkeypatch.setattr(door, "REFUSAL_PAUSE", 0)
 
 
 def agents_village(*, capacity: int = 8, open_: bool = True, **options: object) -> int:
@@ -50,6 +56,8 @@ async def refused(socket: WebsocketCommunicator) -> tuple[str, str, int]:
     """(error code, message, close code) of a refusal; fails on anything else first."""
     frame = json.loads(await socket.receive_from(timeout=TIMEOUT))
     assert frame.get("type") == "error", f"expected a refusal, got {frame}"
+    # the contest's library logs the `request` it cannot read: the reason, in its log
+    assert frame["request"] == f"{frame['error']['code']}: {frame['error']['message']}"
     closing = await socket.receive_output(timeout=TIMEOUT)
     assert closing["type"] == "websocket.close"
     return frame["error"]["code"], frame["error"]["message"], closing["code"]
@@ -75,6 +83,14 @@ async def test_without_a_token_or_with_a_bad_one_the_agent_is_refused_unasked():
         assert (code, close) == ("not_authenticated", 4401)
         assert "トークン" in message
     assert await db(seats)(village) == []
+
+
+async def test_a_refusal_waits_a_moment_so_that_reconnecting_in_a_loop_is_slow(monkeypatch):
+    monkeypatch.setattr(door, "REFUSAL_PAUSE", 1.0)
+    socket = await connect(await db(agents_village)(open_=False), "not-a-token")
+    assert await socket.receive_nothing(timeout=0.5)  # nothing yet: the pause
+    code, _message, close = await refused(socket)
+    assert (code, close) == ("not_authenticated", 4401)
 
 
 @pytest.mark.parametrize(

@@ -34,6 +34,8 @@ CLOSE_REFUSED = 4403
 CLOSE_NO_NAME = 4408
 CLOSE_REPLACED = 4409
 REPLACED = "aiwolf.replaced"
+REFUSAL_PAUSE = 2.0  # seconds before a refusal: an agent that reconnects at once, in a loop,
+# (the contest's sample agent does) knocks every few seconds, not hundreds of times a second
 
 
 def bearer_token(scope: dict[str, Any]) -> str:
@@ -106,16 +108,31 @@ class AgentSocket(ClientLink):
         while True:
             message = await self.layer.receive(self.channel)
             if message.get("type") == REPLACED and message.get("by") != self.channel:
-                await self.refuse_with("replaced", CLOSE_REPLACED)
+                await self.refuse_with("replaced", CLOSE_REPLACED, pause=False)
                 self.gone.set()
                 return
             self.changed.set()
 
     # -- admission ------------------------------------------------------------------------
 
-    async def refuse_with(self, key: str, close_code: int = CLOSE_REFUSED, text: str = "") -> None:
+    async def error(self, code: str, message: str) -> None:
+        """API.md's error frame, with the reason also as `request`: the contest's library
+        reads every frame as a packet, and logs a request it does not know, reason and all."""
+        error = {"code": code, "message": message}
+        await self.send_frames([{"type": "error", "error": error, "request": f"{code}: {message}"}])
+
+    async def refuse_with(
+        self, key: str, close_code: int = CLOSE_REFUSED, *, pause: bool = True
+    ) -> None:
         code, message = AGENT_REFUSALS[key]
-        await self.fail(close_code, code, text or message)
+        if pause:
+            await self.refuse_after_pause(close_code, code, message)
+        else:
+            await self.fail(close_code, code, message)
+
+    async def refuse_after_pause(self, close_code: int, code: str, message: str) -> None:
+        await self.wait(REFUSAL_PAUSE)
+        await self.fail(close_code, code, message)
 
     async def seat(self) -> tuple[int, Any] | None:
         """Who the agent is, and its seat (None: refused, and closed)."""
@@ -126,7 +143,7 @@ class AgentSocket(ClientLink):
                 return None
             refusal = await in_thread(agents.refusal)(self.village_id, owner)
         except Banned as banned:
-            await self.fail(CLOSE_BANNED, banned.code, banned.message)
+            await self.refuse_after_pause(CLOSE_BANNED, banned.code, banned.message)
             return None
         if refusal is not None:
             await self.refuse_with(refusal, 4404 if refusal == "not_found" else CLOSE_REFUSED)
@@ -142,7 +159,7 @@ class AgentSocket(ClientLink):
             )
         except RuleError as error:
             logger.info("village %s: agent %r refused: %s", self.village_id, name, error.message)
-            await self.fail(CLOSE_REFUSED, error.code, error.message)
+            await self.refuse_after_pause(CLOSE_REFUSED, error.code, error.message)
             return None
         user = await in_thread(agents.seat_user)(self.village_id, seat_no)
         group = agent_group(self.village_id, seat_no)
@@ -163,10 +180,14 @@ class AgentSocket(ClientLink):
             left = until - loop.time()
             if left <= 0:
                 return None
-            try:
-                text = await asyncio.wait_for(self.answers.get(), left)
-            except TimeoutError:
+            line = asyncio.ensure_future(self.answers.get())
+            gone = asyncio.ensure_future(self.gone.wait())
+            await asyncio.wait((line, gone), timeout=left, return_when=asyncio.FIRST_COMPLETED)
+            gone.cancel()
+            if not line.done():
+                line.cancel()
                 return None
+            text = line.result()
             if self.late:
                 self.late -= 1
                 continue
@@ -180,7 +201,7 @@ class AgentSocket(ClientLink):
             self.changed.clear()
             look = await in_thread(agents.look)(self.village_id, seat_no)
             if look is None:  # the seat was removed (before the start)
-                await self.refuse_with("removed")
+                await self.refuse_with("removed", pause=False)
                 return
             step = dialogue.next(look)
             if isinstance(step, Tell):
