@@ -400,4 +400,8 @@ SOCKET_REFUSALS: dict[str, tuple[str, str]] = {
         "rate_limited",
         gettext_noop("操作が多すぎます。しばらく待ってからやり直してください。"),
     ),
+    "layer_away": (
+        "unavailable",
+        gettext_noop("ただいま自動更新を使えません。しばらくしてから接続し直してください。"),
+    ),
 }
