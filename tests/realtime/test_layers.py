@@ -20,7 +20,10 @@ pytestmark = [pytest.mark.timeout(60)]
 
 
 def record(
-    error: BaseException | None, name: str = "channels_redis.pubsub", **extra
+    error: BaseException | None,
+    name: str = "channels_redis.pubsub",
+    message: str = "Unexpected",
+    **extra,
 ) -> logging.LogRecord:
     try:
         if error is not None:
@@ -29,9 +32,8 @@ def record(
         info = sys.exc_info()
     else:
         info = None
-    made = logging.LogRecord(name, logging.ERROR, __file__, 1, "Unexpected", (), info)
-    made.__dict__.update(extra)
-    return made
+    logger = logging.getLogger(name)
+    return logger.makeRecord(name, logging.ERROR, __file__, 1, message, (), info, extra=extra)
 
 
 def test_an_outage_is_one_warning_not_a_traceback_a_second():
@@ -42,7 +44,28 @@ def test_an_outage_is_one_warning_not_a_traceback_a_second():
     assert not quiet.filter(record(RedisConnectionError("refused")))
     assert quiet.filter(record(ValueError("a real bug"))), "other errors pass as they are"
     # daphne stopping with sockets open cancels each channel's unsubscribe: no traceback
-    assert not quiet.filter(record(asyncio.CancelledError()))
+    assert not quiet.filter(record(asyncio.CancelledError(), message=CLEANUP))
+
+
+CLEANUP = "Unexpected exception while cleaning-up channel:"  # channels-redis's words
+
+
+def test_only_the_cancelled_unsubscribe_at_shutdown_is_left_out_not_every_cancellation():
+    """Issue 40: the filter left out every record that carried a CancelledError, whoever
+    logged it and why, on the handler that every record of the site goes through. Left
+    out is channels-redis's line for a channel whose unsubscribe was cancelled (daphne
+    stopping with sockets open), nothing else."""
+    quiet = QuietRedisOutage()
+    cancelled = asyncio.CancelledError
+    assert not quiet.filter(record(cancelled(), "channels_redis.pubsub", CLEANUP))
+    for other in (
+        record(cancelled(), "daphne.server", "Exception inside application: "),
+        record(cancelled(), "villages.services.push", "after a commit, publish failed"),
+        record(cancelled(), "channels_redis.pubsub", "Unexpected exception in receive task"),
+        record(cancelled(), "jinro_site.other", CLEANUP),
+        record(ValueError("a real bug"), "channels_redis.pubsub", CLEANUP),
+    ):
+        assert quiet.filter(other), f"{other.name}: {other.getMessage()} was left out"
 
 
 def probe(mark: str) -> logging.LogRecord:
