@@ -13,15 +13,10 @@ import re
 
 from tests import dependency_scan as scan
 
-# KNOWN: findings in files that issue 40's rewrite of the live path is still changing
-# (runtime.py, the layers, the pushes and their fan-out), each with what the scan says
-# there. The lead clears them with that rewrite; the second test fails once a finding is
-# gone, so that its entry goes too. Nothing is added here but for a file under such a
-# rewrite.
-KNOWN = {
-    # `GameState.__dataclass_fields__`: dataclasses documents `fields()`.
-    "villages/fanout.py": ["uses __dataclass_fields__, a dunder name outside Python's data model"],
-}
+# KNOWN: findings in files that a rewrite is still changing, each with what the scan says
+# there; the second test fails once a finding is gone, so that its entry goes too. Nothing
+# is added here but for a file under such a rewrite.
+KNOWN: dict[str, list[str]] = {}
 
 
 @functools.cache

@@ -21,6 +21,7 @@ change without hearing about the lines it may not see (`villages.consumers.sessi
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,7 +52,7 @@ def only_the_clock(before: Loaded, after: Loaded) -> bool:
     )
 
 
-_NOT_CLOCK = tuple(f for f in GameState.__dataclass_fields__ if f != "clock")
+_NOT_CLOCK = tuple(f.name for f in dataclasses.fields(GameState) if f.name != "clock")
 
 
 def _same_face(old: Village, new: Village) -> bool:
