@@ -291,6 +291,10 @@ else:
     }
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
+    # Every key the site writes starts with "jinro:" (the cache's KEY_PREFIX too), so that
+    # its Redis account may be limited to its own keys (docs/operations.md).
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"global_keyprefix": "jinro:"}
+    CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"global_keyprefix": "jinro:"}
     # One cache for every node: rate limits count across processes.
     CACHES = {
         "default": {
