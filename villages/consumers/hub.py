@@ -48,8 +48,8 @@ from villages.groups import (
     AGENT_REPLACED,
     USER_CHANGED,
     USERS_GROUP,
-    VILLAGE_CHANGED,
     VILLAGE_CATCH_UP,
+    VILLAGE_CHANGED,
     VILLAGE_RELOAD,
     village_group,
 )
