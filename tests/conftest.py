@@ -134,7 +134,7 @@ def subprocess_env() -> dict[str, str]:
 
     env = dict(os.environ)
     env["DATABASE_URL"] = database_url(connections["default"].settings_dict)
-    env["DJANGO_SETTINGS_MODULE"] = "jinro_site.settings"
+    env["DJANGO_SETTINGS_MODULE"] = "tests.site_settings"  # the site's, hashing fast
     env["PYTHONUNBUFFERED"] = "1"
     for name in ("JINRO_WRITE_WAIT_MS", "JINRO_QUEUE_WAIT_MS"):
         env.setdefault(name, str(UNHURRIED_MS))

@@ -10,6 +10,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
+from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 ORIGIN = (b"origin", b"http://127.0.0.1")
@@ -143,6 +144,31 @@ def _stack(task: asyncio.Task[Any]) -> str:
     out = io.StringIO()
     task.print_stack(file=out)
     return out.getvalue()
+
+
+async def hub_settled(village_id: int, timeout: float = TIMEOUT) -> None:
+    """Until this process's hub has followed the village to its committed version and
+    handed its sockets what that brought them (the hub hands out what a read brought in
+    the same step as it counts the read, `villages.consumers.hub.Hub.follow`): after this,
+    a socket's frames of the change are in flight or sent, and a short quiet tells the rest."""
+    from villages.consumers import hub as hub_module
+    from villages.models import Village
+
+    version = await database_sync_to_async(
+        lambda: Village.objects.values_list("version", flat=True).get(pk=village_id)
+    )()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        hub = hub_module.HUBS.get(loop)
+        watched = hub.villages.get(village_id) if hub is not None else None
+        if watched is None:
+            return  # no socket of this process watches it
+        known = watched.known
+        if known is not None and known.village.version >= version and not watched.wake.is_set():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"the hub did not follow village {village_id} to version {version}")
 
 
 async def connect(path: str, cookie: str | None) -> Socket:
