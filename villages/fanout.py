@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
-from villages import line_numbers, screenview, selectors
+from villages import line_numbers, screenview, selectors, snapshots
 from villages.engine import GameState, Phase
 from villages.engine import visibility as vis
 from villages.groups import encode, encoded_frame, village_events, village_screen
@@ -73,6 +74,57 @@ def lines_between(before: Loaded, after: Loaded) -> list[Message]:
     # This process numbers them from now on without reading them again.
     line_numbers.HIDDEN.advance(before.village, after.village, lines)
     return lines
+
+
+# A posted line as an event carries it, for a process that follows without reading it.
+LINE_FIELDS = ("day", "phase", "kind", "seat_no", "text", "volume", "code", "params", "cost")
+LINE_FIELDS += ("hidden", "public_no")
+
+
+def line_fields(m: Message) -> dict[str, Any]:
+    out = {name: getattr(m, name) for name in LINE_FIELDS}
+    out["id"], out["created_at"] = m.pk, m.created_at.isoformat()
+    return out
+
+
+def line_from(village_id: int, fields: dict[str, Any]) -> Message:
+    """A line as committed, from `line_fields` (a model instance not read from the
+    database: what the visibility function and the selectors ask of a line)."""
+    given = {name: fields[name] for name in LINE_FIELDS}
+    created = datetime.fromisoformat(fields["created_at"])
+    return Message(pk=fields["id"], village_id=village_id, created_at=created, **given)
+
+
+def following(before: Loaded, after: Loaded, messages: Sequence[Message]) -> dict[str, Any] | None:
+    """What an event carries for a process to make `after` from `before` without reading
+    the database (`followed`): when the commit moved only the clock and posted lines."""
+    if not only_the_clock(before, after):
+        return None
+    return {
+        "village": snapshots.clock_fields(after.village),
+        "lines": [line_fields(m) for m in messages],
+    }
+
+
+def followed(
+    known: Loaded, events: Sequence[dict[str, Any]]
+) -> tuple[Loaded, list[Message]] | None:
+    """The village after `events` (in order of their versions), made from `known` and what
+    they carry, with their lines; None when some event does not follow on (a version
+    missed) or does not carry it (a commit that changed more than the clock)."""
+    now, lines = known, []
+    for event in sorted(events, key=lambda e: e["version"]):
+        if event["version"] <= now.village.version:
+            continue
+        if event["since"] != now.village.version or not event.get("follow"):
+            return None
+        now = snapshots.advanced(now, event["follow"]["village"])
+        lines += [line_from(now.village.pk, f) for f in event["follow"]["lines"]]
+    if now is known:
+        return None
+    snapshots.SNAPSHOTS.put(snapshots.snapshot_key(now.village), now)
+    line_numbers.HIDDEN.advance(known.village, now.village, lines)
+    return now, lines
 
 
 class Change:

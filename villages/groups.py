@@ -56,12 +56,15 @@ def village_changed(
     since: int,
     cues: list[dict[str, Any]],
     moderated: dict[str, Any] | None = None,
+    follow: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One commit of a village, as published: `version` (its sequence number: every
     commit bumps it by one) and `since` (the version it followed), the public cues of the
     commit (objection, revote, dawn, game over, alert), and `moderated`: `{"lines": [row
-    id], "hidden": bool}` when the staff hid or showed lines. What changed is read from
-    the database by whoever needs it, as its viewers may see it."""
+    id], "hidden": bool}` when the staff hid or showed lines; `follow`, for a commit that
+    moved only the clock, its lines and the village row's clock (`villages.fanout.following`).
+    Whoever follows the village works out from it, or from the database, what its viewers
+    may see of it."""
     event: dict[str, Any] = {
         "type": VILLAGE_CHANGED,
         "village": village_id,
@@ -71,6 +74,8 @@ def village_changed(
     }
     if moderated is not None:
         event["moderated"] = moderated
+    if follow is not None:
+        event["follow"] = follow
     return event
 
 

@@ -41,12 +41,18 @@ async def test_a_commit_publishes_one_small_event_and_no_rendering(monkeypatch):
     await db(game.talk)(5, "一行の発言" * 40)
     await db(game.vote)(5, 6)
     assert [group for group, _event in published] == [village_group(game.village_id)] * 2
-    for _group, event in published:
+    talk, vote = (event for _group, event in published)
+    for event in (talk, vote):
         assert event["type"] == VILLAGE_CHANGED
         assert event["version"] == event["since"] + 1
-        # What changed is read by whoever needs it: no line, no frame, no rendering here.
-        assert len(json.dumps(event)) < 200, event
-        assert "一行の発言" not in json.dumps(event, ensure_ascii=False)
+        # No frame and no rendering for anybody: each process works those out for itself.
+        assert not {"frames", "blob", "parts", "envelope"} & set(json.dumps(event))
+    # A line by day moved only the clock: the event carries the line once (not a copy per
+    # viewer) and the clock, for the processes to follow without reading the database.
+    text = json.dumps(talk, ensure_ascii=False)
+    assert text.count("一行の発言" * 40) == 1 and len(text) < 400 + 1200
+    # A ballot changed more than the clock: its event names the version alone.
+    assert "follow" not in vote and len(json.dumps(vote)) < 200, vote
 
 
 async def test_each_distinct_view_is_worked_out_once_per_process(monkeypatch):

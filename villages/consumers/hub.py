@@ -41,9 +41,9 @@ from django.conf import settings
 
 from jinro_site import livebus
 from jinro_site.logfilters import OUTAGE_MARK
-from villages.consumers.sequence import Sequence, Step
+from villages.consumers.sequence import MAX_GAP, Sequence, Step
 from villages.consumers.session import Push
-from villages.fanout import Change, Moderation, lines_between
+from villages.fanout import Change, Moderation, followed, lines_between
 from villages.groups import (
     AGENT_REPLACED,
     USER_CHANGED,
@@ -93,8 +93,10 @@ class Watched:
     listeners: set[Listener] = field(default_factory=set)
     sequence: Sequence = field(default_factory=Sequence)
     known: Loaded | None = None
+    events: list[dict[str, Any]] = field(default_factory=list)  # beyond `known`, unfollowed
     notes: list[dict[str, Any]] = field(default_factory=list)  # events whose cues are due
     reload: bool = False
+    read: bool = False  # read the database even with no event to follow (a heartbeat's)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     ready: asyncio.Event = field(default_factory=asyncio.Event)  # the first read was made
     task: asyncio.Task[None] | None = None
@@ -237,6 +239,8 @@ class Hub:
         if village is None:
             return
         step = village.sequence.event(event["version"], event["since"])
+        if step is not Step.DROP:
+            village.events.append(event)
         if (event["cues"] or event.get("moderated")) and village.sequence.cues_due(
             event["version"]
         ):
@@ -254,12 +258,14 @@ class Hub:
         while True:
             await village.wake.wait()
             village.wake.clear()
+            events, village.events = village.events, []
             notes, village.notes = village.notes, []
             reload, village.reload = village.reload, False
+            read, village.read = village.read, False
             targets = [(x, x.flavour, x.viewer, x.user_id) for x in village.listeners]
             try:
                 followed = await in_thread(follow)(
-                    village.village_id, village.known, notes, targets, reload
+                    village.village_id, village.known, events, notes, targets, reload or read
                 )
             except asyncio.CancelledError:
                 raise
@@ -310,6 +316,7 @@ class Hub:
         if step is Step.RELOAD:
             village.reload = True
         if step in (Step.CATCH_UP, Step.RELOAD):
+            village.read = True
             village.wake.set()
 
     async def ping(self) -> None:
@@ -331,6 +338,7 @@ class Hub:
             await self.regroup()
             for village in self.villages.values():
                 if village.sequence.resync() is Step.CATCH_UP:
+                    village.read = True
                     village.wake.set()
         self.sent_ping = next(self.pings)
         try:
@@ -374,19 +382,29 @@ def committed_versions(village_ids: list[int]) -> dict[int, int]:
 def follow(
     village_id: int,
     known: Loaded | None,
+    events: list[dict[str, Any]],
     notes: list[dict[str, Any]],
     targets: list[Target],
-    reload: bool,
+    read: bool,
 ) -> Followed:
     """The village as committed now, and what each target is to be handed of the change
-    from `known` (see Hub.follow)."""
-    now = snapshot_of(village_id)
-    if now is None:
-        return Followed(None, [(t[0], {"type": VILLAGE_RELOAD}) for t in targets])
-    if known is None:
-        return Followed(now, [])  # the first read: the sockets read for themselves
-    if reload:
-        return Followed(now, [(t[0], {"type": VILLAGE_RELOAD}) for t in targets])
+    from `known` (see Hub.follow): made from `known` and the events when they carry what
+    it takes (`fanout.followed`), else read from the database (always with `read`: a
+    reload, or a catch-up with no event to follow)."""
+    made = followed(known, events) if known is not None and events and not read else None
+    if made is not None:
+        now, lines = made
+    elif known is not None and not events and not read:
+        now, lines = known, []  # only cues of a version already followed
+    else:
+        now = snapshot_of(village_id)
+        if now is None:
+            return Followed(None, [(t[0], {"type": VILLAGE_RELOAD}) for t in targets])
+        if known is None:
+            return Followed(now, [])  # the first read: the sockets read for themselves
+        if now.village.version - known.village.version > MAX_GAP:
+            return Followed(now, [(t[0], {"type": VILLAGE_RELOAD}) for t in targets])
+        lines = lines_between(known, now)
     cues = [c for note in notes for c in note["cues"]]
     deliveries: list[tuple[Listener, Any]] = []
     moved = {t[0] for t in targets if _moved(now, t)}
@@ -394,8 +412,7 @@ def follow(
     stay = [t for t in targets if t[0] not in moved]
     if now.village.version > known.village.version or cues:
         base = known if now.village.version > known.village.version else now
-        change = Change(base, now, cues, lines_between(base, now))
-        deliveries += _shares(change, stay)
+        deliveries += _shares(Change(base, now, cues, lines if base is known else []), stay)
     for note in notes:
         if note.get("moderated"):
             moderated = note["moderated"]

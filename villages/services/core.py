@@ -218,7 +218,7 @@ def _committed(
     push that fails is logged; see push.after_commit)."""
     SNAPSHOTS.put(snapshot_key(after.village), after)
     line_numbers.HIDDEN.advance(before.village, after.village, messages)
-    push.publish(before, after, events, moderated, hidden)
+    push.publish(before, after, events, messages, moderated, hidden)
 
 
 def edit_village(

@@ -19,6 +19,7 @@ from typing import Any
 from django.db import transaction
 
 from jinro_site import livebus
+from villages import fanout
 from villages.engine.events import Alert, Dawn, Event, GameOver, ObjectionRaised, Revote
 from villages.groups import (
     USERS_GROUP,
@@ -52,10 +53,14 @@ def publish(
     before: Loaded,
     after: Loaded,
     events: Sequence[Event],
+    messages: Sequence[Message] = (),
     moderated: Sequence[Message] = (),
     hidden: bool = False,
 ) -> None:
-    """Publish one commit of a village (see the module's docstring)."""
+    """Publish one commit of a village (see the module's docstring). A commit that moved
+    only the clock (a line by day, a silence) also carries its lines and the row's clock,
+    from which a process that follows the village makes the new version without reading
+    it (`villages.fanout.followed`)."""
     village = after.village
     event = village_changed(
         village.pk,
@@ -63,6 +68,7 @@ def publish(
         since=before.village.version,
         cues=[c for c in map(cue, events) if c is not None],
         moderated={"lines": [m.pk for m in moderated], "hidden": hidden} if moderated else None,
+        follow=None if moderated else fanout.following(before, after, messages),
     )
     livebus.publish(village_group(village.pk), event)
 
