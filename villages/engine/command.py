@@ -143,18 +143,21 @@ def lovers_follow(run: Run) -> list[Seat]:
 
 
 def publish_wills(run: Run) -> None:
-    """Wills of those who died since the last morning (never the dummy boy's)."""
+    """Wills of those who died since the last morning. The dummy boy writes none: its will
+    is the site's own line (`dummy_will`, worded by the site), as the reference gives it
+    one of its own."""
     for x in run.state.seats:
         if not x.alive and not x.will_published:
             x.will_published = True
-            if x.will and not x.dummy:
+            if x.dummy or x.will:
                 run.events.append(
                     Post(
                         day=run.state.day,
                         phase=run.state.phase,
                         kind=MessageKind.WILL,
-                        text=x.will,
+                        text="" if x.dummy else x.will,
                         seat_no=x.no,
+                        code="dummy_will" if x.dummy else "",
                     )
                 )
 

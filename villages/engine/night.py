@@ -93,6 +93,8 @@ def _check_action(
         raise InvalidTarget(_("対象を{n}人選んでください。"), n=wanted)
     chosen = [live_target(s, no) for no in targets]
     if ability is Ability.CUPID:
+        if any(x.dummy for x in chosen):  # as the reference refuses it
+            raise InvalidTarget(_("身代わり君は恋人に選べません。"))
         if len(s.seats) < rules.cupid_self_below and seat.no not in targets:
             raise InvalidTarget(
                 _("{n}人未満の村では、自分と誰か一人を選んでください。"), n=rules.cupid_self_below
