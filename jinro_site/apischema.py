@@ -20,6 +20,7 @@ ERROR_CODES = {
         "already_seated",
         "name_taken",
         "wrong_phase",
+        "phase_changed",
         "already_voted",
         "already_acted",
         "no_objections_left",

@@ -127,6 +127,13 @@ class CastIn(Body):
     sub_roles: dict[str, list[SubRole]] = Field(default_factory=dict, json_schema_extra=SEAT_KEYS)
 
 
+# Where a command was made (API.md's `day`/`phase`): once the village has moved on, the
+# command is refused 409 `phase_changed` and nothing is stored.
+PhaseName = Literal["waiting", "night", "day", "ended"]
+SCENE_DAY = "the day the command was made on (State.village.day): with phase, refused 409 "
+SCENE_DAY += "phase_changed once the village is no longer there"
+SCENE_PHASE = "the phase the command was made in (State.village.phase), as day"
+
 # Talk: at most SPEECH_MAX_LINES lines, the last of them not blank (so: not only spaces).
 _L = rf"[^\n{_LINE_OFF}]"  # a character of a line
 TEXT = rf"^(?:{_L}*\n){{0,{_RULES.speech_max_lines - 1}}}{_L}*[^\s{_LINE_OFF}]{_L}*$"
@@ -142,15 +149,27 @@ class MessageIn(Body):
     )
     channel: Literal["talk", "will", "heaven"] = "talk"
     volume: Literal["strong", "normal", "weak"] = "normal"
+    day: Int | None = Field(None, description=SCENE_DAY, **limits(ge=0))
+    phase: PhaseName | None = Field(None, description=SCENE_PHASE)
 
 
 class VoteIn(Body):
     target: Int = Field(..., **limits(ge=1))
+    day: Int | None = Field(None, description=SCENE_DAY, **limits(ge=0))
+    phase: PhaseName | None = Field(None, description=SCENE_PHASE)
+    round: Int | None = Field(
+        None,
+        description="the vote round the ballot was cast in (1 + the day's rounds in "
+        "State.votes; a revote frame's round): after a revote, refused 409 phase_changed",
+        **limits(ge=1),
+    )
 
 
 class NightActionIn(Body):
     action: Literal["attack", "divine", "guard", "cupid"]
     targets: list[Int] = Field(..., **limits(min_items=1, max_items=2))
+    day: Int | None = Field(None, description=SCENE_DAY, **limits(ge=0))
+    phase: PhaseName | None = Field(None, description=SCENE_PHASE)
 
 
 # The header of a command that may be sent again (documented on each such operation).

@@ -31,6 +31,7 @@ STATUS = {
     "not_seated": 403,
     "name_taken": 409,
     "wrong_phase": 409,
+    "phase_changed": 409,
     "dead": 403,
     "not_your_ability": 403,
     "invalid_target": 400,
@@ -320,6 +321,26 @@ CASES: dict[str, Case] = {
     ),
     "wrong_phase-start-vote-after-start": Case(
         "wrong_phase", "night1", lambda t: post(t.player(1), t, "start-vote")
+    ),
+    # The command names the day/phase it was made in, and the village has moved on.
+    "phase_changed-night-line-by-day": Case(
+        "phase_changed",
+        "day2",
+        lambda t: post(
+            t.player(1), t, "messages", {"text": "噛む相談", "day": 1, "phase": "night"}
+        ),
+    ),
+    "phase_changed-attack-by-day": Case(
+        "phase_changed",
+        "day2",
+        lambda t: post(
+            t.player(1), t, "night-action", {"action": "attack", "targets": [5], "day": 1}
+        ),
+    ),
+    "phase_changed-ballot-of-another-round": Case(
+        "phase_changed",
+        "day2",
+        lambda t: post(t.player(5), t, "vote", {"target": 1, "day": 2, "round": 2}),
     ),
     "dead-votes": Case("dead", "day2", lambda t: vote(t, 4, 1)),
     "dead-talks": Case("dead", "day2", lambda t: say(t.player(4), t, "死人に口なし")),

@@ -12,6 +12,7 @@ from .errors import (
     InvalidTarget,
     NotSeated,
     NotYourAbility,
+    SceneChanged,
     WrongPhase,
     _,
 )
@@ -38,6 +39,29 @@ from .state import (
 class Step:
     state: GameState
     events: tuple[Event, ...]
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Where a command was made: the day and phase its form or request showed and, for a
+    ballot, the vote round. A part left None is not checked."""
+
+    day: int | None = None
+    phase: Phase | None = None
+    round: int | None = None
+
+
+def check_scene(state: GameState, at: Scene | None, refusal: str | None = None) -> None:
+    """Refuse a command made in a scene the village has left (a line written at night
+    and sent after the dawn, a ballot from before a revote): it is taken in no other."""
+    if at is None:
+        return
+    if (at.day is not None and at.day != state.day) or (
+        at.phase is not None and at.phase is not state.phase
+    ):
+        raise SceneChanged(refusal)
+    if at.round is not None and state.phase is Phase.DAY and at.round != state.vote_round:
+        raise SceneChanged(_("再投票になりました。もう一度投票してください。"))
 
 
 class Run:

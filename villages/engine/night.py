@@ -9,16 +9,18 @@ from datetime import datetime
 from .abilities import divination_happens
 from .command import (
     Run,
+    Scene,
     Step,
     acting_seat,
     begin_phase,
+    check_scene,
     finish_if_over,
     kill,
     live_target,
     lovers_follow,
     publish_wills,
 )
-from .day import owed_votes
+from .day import ACTION_REFUSAL, owed_votes
 from .errors import (
     AlreadyActed,
     InvalidTarget,
@@ -51,8 +53,12 @@ def night_action(
     rules: Rules,
     rng: random.Random,
     now: datetime,
+    at: Scene | None = None,
 ) -> tuple[Step, bool]:
-    """Attack, divine, guard or cupid. Returns whether the dawn came."""
+    """Attack, divine, guard or cupid. Returns whether the dawn came.
+
+    `at`: the night the action was chosen in; one sent after that night is not taken."""
+    check_scene(state, at, ACTION_REFUSAL)
     run = Run.during(Phase.NIGHT, "夜の行動は夜だけです。", state, rules, now)
     s = run.state
     seat = acting_seat(s, seat_no)
