@@ -193,6 +193,24 @@ CASES: dict[str, Case] = {
         )
         for name, value in (("a-word", "abc"), ("a-number", 5), ("a-list", ["cupid"]))
     },
+    # A time that is no object, or of an unknown mode, made a village of virtual time
+    # (issue 39, item 16).
+    **{
+        f"bad_request-time-{name}": Case(
+            "bad_request",
+            "waiting",
+            lambda t, value=value: t.host.send(
+                "POST", "villages", {"name": "村", "capacity": 8, "options": {"time": value}}
+            ),
+        )
+        for name, value in (
+            ("a-word", "virtual"),
+            ("a-number", 5),
+            ("a-list", []),
+            ("null", None),
+            ("an-unknown-mode", {"mode": "sometimes"}),
+        )
+    },
     "bad_request-cast-seat-not-a-number": Case(
         "bad_request",
         "full",
@@ -278,6 +296,13 @@ CASES: dict[str, Case] = {
         lambda t: post(
             outsider(t), t, "seats", {"handle_name": "九人目", "icon": t.api.icons()[0]["id"]}
         ),
+    ),
+    # Bots for a full village: the village is full, however many were asked for (issue 39).
+    "village_full-bots-to-fill": Case(
+        "village_full", "full", lambda t: post(t.host, t, "bots", {})
+    ),
+    "village_full-one-bot": Case(
+        "village_full", "full", lambda t: post(t.host, t, "bots", {"count": 1})
     ),
     "already_seated": Case(
         "already_seated",
@@ -449,3 +474,13 @@ def test_a_body_too_big_is_refused_413_in_the_apis_shape_and_logs_no_error(clien
     assert response.json()["error"]["code"] == "request_too_large"
     assert response.json()["error"]["message"]
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_bots_for_a_full_village_are_told_the_village_is_full(api: Api):
+    """Issue 39, item 16: asking a full village to fill its empty seats was a bad request
+    (「ボットは1人以上です。」), and one bot more was told 「空席は0席です。」."""
+    table = open_village(api, players=8, start=False)
+    for body in ({}, {"count": 1}):
+        reply = post(table.host, table, "bots", body)
+        assert (reply.status, reply.code) == (409, "village_full"), reply.body
+        assert reply.body["error"]["message"] == "この村は満員です。"

@@ -91,6 +91,8 @@ def add_bots(
     if village.status != Village.Status.WAITING:
         raise WrongPhase(gettext_noop("ボットを入れられるのはゲームの開始前だけです。"))
     free = loaded.state.capacity - len(loaded.state.seats)
+    if free <= 0:
+        raise VillageFull()  # この村は満員です: however many were asked for
     wanted = free if count is None else count
     if wanted < 1:
         raise BadRequest(gettext_noop("ボットは1人以上です。"))
