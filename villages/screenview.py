@@ -105,6 +105,7 @@ def _parts(s: dict[str, Any]) -> Parts:
         "u-talk": {
             "seated": me is not None,
             "dead": dead,
+            "day": v["day"],
             "phase": phase,
             "will": me is not None and not dead and phase != Phase.ENDED,
         },

@@ -241,7 +241,12 @@ def result_sentence(ability: str, day: int, name: str, result: str | None) -> st
 SYSTEM_TEXTS: dict[str, str] = {
     "seated": gettext_noop("{name}さんが村の集会場にやってきました。"),
     "left": gettext_noop("{name}さんが村を去りました。"),
+    "kick_vote": gettext_noop("{voter}さんは{name}さんを村から追い出す票を入れました。"),
     "kicked": gettext_noop("{name}さんは村から追い出されました。"),
+    "start_votes_cleared": gettext_noop(
+        "キックがあったため、ゲーム開始への投票はすべて取り消されました。"
+        "始めるには改めて投票してください。"
+    ),
     "agents_opened": gettext_noop("この村は人狼知能エージェントを受け入れるようになりました。"),
     "agents_closed": gettext_noop("この村は人狼知能エージェントの受け入れをやめました。"),
     "game_start": gettext_noop("全員がそろい、ゲームが始まりました。この村の配役は {cast} です。"),
@@ -276,6 +281,8 @@ SYSTEM_TEXTS: dict[str, str] = {
     "win_lovers": gettext_noop("二人の愛は最後まで守られました。恋人の勝利です。"),
     "win_draw": gettext_noop("村には誰も残りませんでした。引き分けです。"),
     "win_draw_revotes": gettext_noop("決着がつかないまま、この村は引き分けとなりました。"),
+    # The dummy boy's will (a will line of its seat, not a system line).
+    "dummy_will": gettext_noop("身代わりの役目はここまで。みんな、あとは頼んだよ……"),
 }
 
 
@@ -289,7 +296,7 @@ def _cast(value: str) -> str:
 
 
 def _param(name: str, value: str) -> str:
-    if name == "name":
+    if name in ("name", "voter"):
         return seat_name(value)
     if name == "grace" and value.isdigit():
         return minutes(int(value))
@@ -323,8 +330,8 @@ def line_text(kind: str, code: str, params: dict[str, Any], text: str) -> str:
     """A line's text as a page shows it: a system line (an objection too) in the page's
     language; a howl or a whisper, the stand-in for talk the viewer may not hear
     (`villages.engine.texts`), translated; a player's own words as said."""
-    if kind in ("system", "objection"):
-        return system_text(code, params, text)
+    if kind in ("system", "objection") or (kind == "will" and code in SYSTEM_TEXTS):
+        return system_text(code, params, text)  # the dummy boy's will is the site's too
     if kind in ("wolf_howl", "common_whisper") and not is_japanese():
         return _(text)
     if code and not is_japanese() and (key := bot_key_of(code)):

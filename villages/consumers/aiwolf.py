@@ -20,7 +20,7 @@ import uuid
 from typing import Any
 
 from accounts.services import user_for_token
-from villages.aiwolf import Act, Ask, Dialogue, Say, Sleep, Tell, Vote
+from villages.aiwolf import Act, Ask, Dialogue, Look, Say, Sleep, Tell, Vote
 from villages.consumers.base import CLOSE_BANNED, CLOSE_TRY_AGAIN, ClientLink, in_thread, query_of
 from villages.consumers.hub import Hub, LayerAway
 from villages.engine.errors import RuleError
@@ -228,7 +228,7 @@ class AgentSocket(ClientLink):
                     continue
                 command = dialogue.answered(step, text, look)
                 if command is not None:
-                    refused = await in_thread(_carry_out)(self.village_id, user, command)
+                    refused = await in_thread(_carry_out)(self.village_id, user, command, look)
                     if refused and not isinstance(command, Say):
                         dialogue.refused("vote" if isinstance(command, Vote) else command.ability)
                 continue
@@ -245,12 +245,13 @@ class AgentSocket(ClientLink):
                 w.cancel()
 
 
-def _carry_out(village_id: int, user: Any, command: Say | Vote | Act) -> str | None:
+def _carry_out(village_id: int, user: Any, command: Say | Vote | Act, asked: Look) -> str | None:
+    """The agent's answer, taken in the scene it was asked in (`asked`) or not at all."""
     if isinstance(command, Say):
-        return agents.say(village_id, user, command.text)
+        return agents.say(village_id, user, command.text, asked)
     if isinstance(command, Vote):
-        return agents.vote(village_id, user, command.target)
-    return agents.act(village_id, user, command.ability, command.target)
+        return agents.vote(village_id, user, command.target, asked)
+    return agents.act(village_id, user, command.ability, command.target, asked)
 
 
 async def agent_socket(scope: dict[str, Any], receive: Any, send: Any) -> None:

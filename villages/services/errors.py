@@ -72,6 +72,7 @@ HTTP_STATUS: dict[str, int] = {
     "already_seated": 409,
     "name_taken": 409,
     "wrong_phase": 409,
+    "phase_changed": 409,
     "already_voted": 409,
     "already_acted": 409,
     "no_objections_left": 409,
