@@ -233,6 +233,7 @@ def history(request: HttpRequest, username: str) -> HttpResponse:
             "games": games,
             "stats": stats,
             "win_rate": round(100 * stats["wins"] / stats["games"]) if stats["games"] else 0,
+            "losses": stats["games"] - stats["wins"] - stats["draws"],
             "by_role": by_role,
             "by_team": by_team,
             "sudden_deaths": selectors.sudden_deaths(username),

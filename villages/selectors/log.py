@@ -55,6 +55,7 @@ def village_log(village_id: int) -> VillageLogDict:
                 "death_cause": seat["death_cause"],
                 "team": result.team.value if result else None,
                 "won": result.won if result else None,
+                "result": result.result if result else None,
             }
         )
     deaths: list[DeathDict] = [

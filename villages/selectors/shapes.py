@@ -146,6 +146,9 @@ class LogSeatDict(TypedDict):
         str | None, Field(description="the team it played for (a lover's is the lovers')")
     ]
     won: bool | None
+    result: Annotated[
+        str | None, Field(description='"win", "loss" or "draw" (a drawn village: nobody won)')
+    ]
 
 
 class DeathDict(TypedDict):

