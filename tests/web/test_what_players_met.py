@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from villages.services import play
+from villages.services import lifecycle, play
 
 from .conftest import Game, to_day_two
 
@@ -91,3 +91,26 @@ def test_a_history_with_no_games_says_so(waiting):
     assert "0戦" not in page and "勝率 0%" not in page
     assert "まだ対戦の記録はありません。" in page
     assert "No games yet." in english().get(f"/accounts/users/{name}/").content.decode()
+
+
+# --- 13. The clock without scripts ------------------------------------------------------------
+
+
+def test_the_virtual_clock_of_a_real_time_day_is_a_duration_without_scripts(db):
+    import re
+
+    from .conftest import CAST8, waiting_village
+
+    game = waiting_village(time={"mode": "realtime", "day_seconds": 600, "night_seconds": 300})
+    lifecycle.fix_cast(village_id=game.id, user=game.staff, roles=CAST8, sub_roles={})
+    for user in game.users:
+        lifecycle.vote_start(village_id=game.id, user=user)
+    to_day_two(game)
+    html = game.client(4).get(f"/villages/{game.id}/down/").content.decode()
+    shown = re.search(r'<span class="vclock"[^>]*>([^<]*)</span>', html)
+    assert shown, html
+    # 12 virtual hours in 10 real minutes: a moment after dawn, 11 h 59 min or 12 h are left.
+    assert re.fullmatch(r"残り (11時間59分|12時間)", shown[1]), shown[1]
+    english_html = english(game.user(4)).get(f"/villages/{game.id}/down/").content.decode()
+    shown = re.search(r'<span class="vclock"[^>]*>([^<]*)</span>', english_html)
+    assert shown and re.fullmatch(r"(11 h 59 min|12 h) left", shown[1]), shown[1]

@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
@@ -44,12 +45,16 @@ class Drawn(dict[str, str]):
 
 def draw_parts(request: HttpRequest, view: selectors.View, ids: Iterable[str]) -> Drawn:
     local = local_for(user_id(request), view.loaded, request.user)
-    drawn = draw.render_parts(parts_of(view), ids, local)
+    parts = parts_of(view)
+    drawn = draw.render_parts(parts, ids, local)
     # Forms inside parts are drawn once for everyone: the page's own token goes in here.
     token = f'value="{escape(get_token(request))}" data-csrf'
     out = Drawn(
         {k: mark_safe(html.replace('value="" data-csrf', token)) for k, html in drawn.items()}
     )
+    if "d-time" in out:
+        now = timezone.now()
+        out["d-time"] = mark_safe(draw.virtual_clock_now(out["d-time"], parts["d-time"], now))
     if AGENTS in out:
         out[AGENTS] = mark_safe(_agents_for(request, out[AGENTS]))
     out.digests = {k: draw.digest(html) for k, html in drawn.items()}
