@@ -114,3 +114,33 @@ def test_the_virtual_clock_of_a_real_time_day_is_a_duration_without_scripts(db):
     english_html = english(game.user(4)).get(f"/villages/{game.id}/down/").content.decode()
     shown = re.search(r'<span class="vclock"[^>]*>([^<]*)</span>', english_html)
     assert shown and re.fullmatch(r"(11 h 59 min|12 h) left", shown[1]), shown[1]
+
+
+# --- 6. The waiting room's start votes -------------------------------------------------------
+
+
+def test_the_waiting_room_counts_the_start_votes_and_the_seats_the_game_needs(db):
+    from .conftest import waiting_village
+
+    game = waiting_village(n=3, capacity=10)
+    answer = game.client(1).post(f"/villages/{game.id}/start/", follow=True)
+    upper = answer.content.decode()
+    # Voting alone says why nothing happens.
+    assert "開始に投票しました。ゲームは8人以上で始まります（あと5人）。" in upper
+    lower = Client().get(f"/villages/{game.id}/down/").content.decode()
+    assert "参加 3 / 10 人" in lower and "開始に投票 1 / 3 人" in lower
+    assert "ゲームは8人以上で始まります（あと5人）。" in lower
+    state = Client().get(f"/api/v1/villages/{game.id}/state").json()
+    assert state["village"]["start_votes"] == 1 and state["village"]["seats_needed"] == 8
+    page = english().get(f"/villages/{game.id}/down/").content.decode()
+    assert "1 of 3 voted to start" in page and "8 or more players (5 more)" in page
+
+
+def test_with_enough_seats_the_start_vote_says_everyone_must_vote(waiting):
+    lifecycle.vote_start(village_id=waiting.id, user=waiting.user(2))
+    upper = waiting.client(1).post(f"/villages/{waiting.id}/start/", follow=True)
+    assert "参加者全員が投票すると始まります（あと6人）。" in upper.content.decode()
+    lower = Client().get(f"/villages/{waiting.id}/down/").content.decode()
+    assert "開始に投票 2 / 8 人" in lower and "参加者全員が開始に投票すると始まります。" in lower
+    state = Client().get(f"/api/v1/villages/{waiting.id}/state").json()
+    assert state["village"]["start_votes"] == 2

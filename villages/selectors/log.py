@@ -18,7 +18,7 @@ from villages.models import Seat as SeatRow
 from villages.models import Village
 
 from .lines import messages_for
-from .shapes import DeathDict, LogSeatDict, VillageLogDict, iso
+from .shapes import DeathDict, LogSeatDict, VillageDict, VillageLogDict, iso
 from .state import state_dict, view_for
 
 
@@ -66,7 +66,7 @@ def village_log(village_id: int) -> VillageLogDict:
     deaths.sort(key=lambda d: death_order(d["day"], d["phase"], d["cause"], d["seat_no"]))
     return {
         "village": {
-            **whole["village"],
+            **{k: v for k, v in whole["village"].items() if k in VillageDict.__annotations__},
             "started_at": iso(village.started_at),
             "ended_at": iso(village.ended_at),
         },

@@ -231,7 +231,8 @@ def _pane_post(
     return view
 
 
-start_vote = _pane_post(lifecycle.vote_start, lambda v: f"/villages/{v}/up/")
+# The answer says why the game did not start yet, if it did not (panes._start_note).
+start_vote = _pane_post(lifecycle.vote_start, lambda v: f"/villages/{v}/up/?start=voted")
 leave = _pane_post(lifecycle.leave, lambda v: f"/villages/{v}/")
 objection = _pane_post(play.object_, lambda v: f"/villages/{v}/up/")
 

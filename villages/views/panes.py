@@ -21,6 +21,8 @@ from django.utils.translation import gettext as _
 
 from accounts.models import REFRESH_CHOICES
 from villages import selectors
+from villages.engine import MIN_PLAYERS
+from villages.engine import visibility as vis
 from villages.screenview import AGENTS, layout, parts_of
 
 from . import parts as draw
@@ -146,10 +148,28 @@ def upper_page(
         "prefs": prefs(request),
         "refresh_choices": REFRESH_CHOICES,
         "error": error,
+        "start_note": _start_note(view) if request.GET.get("start") == "voted" else "",
         "form_key": uuid.uuid4().hex,  # one per page drawn: see actions.submit
         "config": config(request, view, "up", drawn),
     }
     return render(request, "villages/upper.html", context, status=400 if error else 200)
+
+
+def _start_note(view: selectors.View) -> str:
+    """After a vote to start that did not start the game: why not yet (SPEC §2.3)."""
+    state = view.state
+    voted = vis.start_votes(state)
+    if view.viewer is None or voted is None:
+        return ""
+    seated = len(state.seats)
+    if seated < MIN_PLAYERS:
+        return _("開始に投票しました。ゲームは%(needed)s人以上で始まります（あと%(more)s人）。") % {
+            "needed": MIN_PLAYERS,
+            "more": MIN_PLAYERS - seated,
+        }
+    return _("開始に投票しました。参加者全員が投票すると始まります（あと%(more)s人）。") % {
+        "more": seated - voted
+    }
 
 
 def form_pane(

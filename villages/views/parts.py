@@ -146,7 +146,9 @@ def _x_head(p: Input, local: Local) -> dict[str, Any]:
 
 def _x_time(p: Input, local: Local) -> dict[str, Any]:
     virtual = p["virtual_left"]
+    needed = p.get("needed")
     return {
+        "more": max(0, needed - p["seated"]) if needed and p["phase"] == "waiting" else 0,
         "virtual": wording.minutes(virtual) if virtual is not None else "",
         "until": _until(p["deadline"]),
         "sudden_until": _until(p["sudden_deadline"], bare=True),  # after 「突然死まで」
