@@ -13,7 +13,13 @@ from django.utils.translation import gettext_noop
 
 from villages.engine.errors import BadRequest, NameTaken
 from villages.services.errors import Banned, NotAuthenticated
-from villages.services.ratelimit import LOGIN_LIMIT, REGISTER_LIMIT, rate_limit
+from villages.services.ratelimit import (
+    LOGIN_LIMIT,
+    REGISTER_LIMIT,
+    rate_limit,
+    use_allowance,
+    within_limit,
+)
 
 from .bans import banned_from, login_refusal
 from .models import Profile
@@ -24,9 +30,18 @@ def profile_of(user: AbstractBaseUser) -> Profile:
     return profile
 
 
+# Refused past REGISTER_LIMIT: how many, and when to try again (README says the limit).
+TOO_MANY_ACCOUNTS = gettext_noop(
+    "この接続元からのユーザー登録は{hours}時間に{count}件までです。"
+    "{minutes}分ほど後にもう一度お試しください。"
+)
+
+
 def register(*, username: str, password: str, ip: str | None) -> tuple[AbstractBaseUser, str]:
-    """A new account and its API token."""
-    rate_limit("register", ip or "-", REGISTER_LIMIT)
+    """A new account and its API token. Only an account made uses up the address's
+    allowance (REGISTER_LIMIT): a refused attempt (a bad password, a name taken) does not."""
+    address = ip or "-"
+    within_limit("register", address, REGISTER_LIMIT, refusal=TOO_MANY_ACCOUNTS)
     username = (username or "").strip()
     User = get_user_model()
     if not username or len(username) > 150:
@@ -42,6 +57,7 @@ def register(*, username: str, password: str, ip: str | None) -> tuple[AbstractB
             profile = profile_of(user)
     except IntegrityError as exc:
         raise NameTaken(gettext_noop("そのユーザー名はすでに使われています。")) from exc
+    use_allowance("register", address, REGISTER_LIMIT)
     return user, profile.api_token
 
 

@@ -178,3 +178,59 @@ def test_a_ballot_that_settles_the_day_draws_no_cue(day_two):
     answer = client.post(f"/villages/{day_two.id}/act/?action=vote", {"target": "3"})
     assert answer.status_code == 302
     assert "hidden" in cue_box(client.get(answer["Location"]).content.decode())
+
+
+# --- 8. Registration's allowance -------------------------------------------------------------
+
+
+@pytest.fixture
+def limited(settings):
+    from django.core.cache import cache
+
+    settings.JINRO_RATE_LIMIT_ENABLED = True
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def register(username: str, password: str = "pw-Secret-123", *, client: Client | None = None):
+    body = {"username": username, "password1": password, "password2": password}
+    return (client or Client()).post("/accounts/register/", body)
+
+
+def test_refused_registrations_do_not_use_up_the_addresss_allowance(limited):
+    from villages.services.ratelimit import REGISTER_LIMIT
+
+    assert register("taken").status_code == 302
+    for i in range(REGISTER_LIMIT[0] + 2):
+        assert register(f"weak{i}", "12345678").status_code == 400  # all digits
+        assert register("taken").status_code == 409
+        api = Client().post(
+            "/api/v1/auth/register",
+            {"username": f"weak{i}", "password": "password"},  # too common
+            content_type="application/json",
+        )
+        assert api.status_code == 400
+    assert register("newcomer").status_code == 302
+
+
+def test_too_many_registrations_are_told_when_to_try_again(limited):
+    from villages.services.ratelimit import REGISTER_LIMIT
+
+    for i in range(REGISTER_LIMIT[0]):
+        assert register(f"u{i}").status_code == 302
+    refused = register("one-more")
+    assert refused.status_code == 429
+    page = refused.content.decode()
+    assert "この接続元からのユーザー登録は1時間に10件までです。" in page
+    assert "60分ほど後にもう一度お試しください。" in page
+    assert 3500 < int(refused["Retry-After"]) <= 3600
+    api = Client().post(
+        "/api/v1/auth/register",
+        {"username": "one-more", "password": "pw-Secret-123"},
+        content_type="application/json",
+    )
+    assert api.status_code == 429 and "分ほど後に" in api.json()["error"]["message"]
+    assert 3500 < int(api["Retry-After"]) <= 3600
+    english_page = register("one-more", client=english()).content.decode()
+    assert "10 accounts every 1 h" in english_page and "in about 60 min" in english_page
