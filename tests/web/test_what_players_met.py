@@ -234,3 +234,18 @@ def test_too_many_registrations_are_told_when_to_try_again(limited):
     assert 3500 < int(api["Retry-After"]) <= 3600
     english_page = register("one-more", client=english()).content.decode()
     assert "10 accounts every 1 h" in english_page and "in about 60 min" in english_page
+
+
+def test_registration_goes_through_uncounted_when_the_cache_is_unreachable(limited, monkeypatch):
+    from villages.services import ratelimit
+
+    class Unreachable:
+        def __getattr__(self, name):
+            def fail(*args, **kwargs):
+                raise ConnectionError("cache down")
+
+            return fail
+
+    monkeypatch.setattr(ratelimit, "cache", Unreachable())
+    for i in range(ratelimit.REGISTER_LIMIT[0] + 2):
+        assert register(f"u{i}").status_code == 302
