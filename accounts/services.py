@@ -23,6 +23,7 @@ from villages.services.ratelimit import (
 
 from .bans import banned_from, login_refusal
 from .models import Profile
+from .names import holder_of
 
 
 def profile_of(user: AbstractBaseUser) -> Profile:
@@ -48,6 +49,10 @@ def register(*, username: str, password: str, ip: str | None) -> tuple[AbstractB
         raise BadRequest(gettext_noop("ユーザー名は1〜150文字で入力してください。"))
     try:
         User.username_validator(username)  # type: ignore[attr-defined]
+    except ValidationError as exc:
+        raise BadRequest(" ".join(exc.messages)) from exc
+    refuse_taken(username)
+    try:
         validate_password(password, User(username=username))
     except ValidationError as exc:
         raise BadRequest(" ".join(exc.messages)) from exc
@@ -55,10 +60,26 @@ def register(*, username: str, password: str, ip: str | None) -> tuple[AbstractB
         with transaction.atomic():
             user = User.objects.create_user(username=username, password=password)
             profile = profile_of(user)
-    except IntegrityError as exc:
-        raise NameTaken(gettext_noop("そのユーザー名はすでに使われています。")) from exc
+    except IntegrityError as exc:  # taken meanwhile (the unique index on the folded name)
+        raise NameTaken(NAME_TAKEN) from exc
     use_allowance("register", address, REGISTER_LIMIT)
     return user, profile.api_token
+
+
+NAME_TAKEN = gettext_noop("そのユーザー名はすでに使われています。")
+NAME_TAKEN_AS = gettext_noop(
+    "「{name}」というユーザー名がすでにあります。"
+    "大文字と小文字、全角と半角の違いだけの名前は同じ名前とみなします。"
+)
+
+
+def refuse_taken(username: str) -> None:
+    """NameTaken when the name, or one that differs from it only in letter case or width,
+    is someone's already."""
+    held = holder_of(username)
+    if held is None:
+        return
+    raise NameTaken(NAME_TAKEN) if held == username else NameTaken(NAME_TAKEN_AS, name=held)
 
 
 def token_for(*, username: str, password: str, ip: str | None) -> str:

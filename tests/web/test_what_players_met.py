@@ -249,3 +249,78 @@ def test_registration_goes_through_uncounted_when_the_cache_is_unreachable(limit
     monkeypatch.setattr(ratelimit, "cache", Unreachable())
     for i in range(ratelimit.REGISTER_LIMIT[0] + 2):
         assert register(f"u{i}").status_code == 302
+
+
+# --- 9. User names regardless of letter case ------------------------------------------------
+
+
+def api_register(username: str):
+    body = {"username": username, "password": "pw-Secret-123"}
+    return Client().post("/api/v1/auth/register", body, content_type="application/json")
+
+
+def test_a_name_that_differs_only_in_case_or_width_is_refused(db):
+    from django.contrib.auth import get_user_model
+
+    assert api_register("alice").status_code == 201
+    page = register("Alice")
+    assert page.status_code == 409
+    assert "「alice」というユーザー名がすでにあります。" in page.content.decode()
+    for name in ("ALICE", "ａｌｉｃｅ", "Ａｌｉｃｅ"):
+        refused = api_register(name)
+        assert refused.status_code == 409 and refused.json()["error"]["code"] == "name_taken"
+        assert "「alice」" in refused.json()["error"]["message"], name
+    assert list(get_user_model().objects.values_list("username", flat=True)) == ["alice"]
+    assert register("alice2").status_code == 302
+
+
+def test_the_database_itself_keeps_names_apart_regardless_of_case(db):
+    from django.contrib.auth import get_user_model
+    from django.db import IntegrityError, transaction
+
+    User = get_user_model()
+    User.objects.create_user("carol")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        User.objects.create_user("Carol")
+
+
+def test_the_admin_may_not_rename_a_user_to_anothers_name_in_other_case(db):
+    from accounts.admin import RenameForm
+    from django.contrib.auth import get_user_model
+
+    User = get_user_model()
+    User.objects.create_user("dave")
+    erin = User.objects.create_user("erin")
+    data = {"username": "Dave", "date_joined": "2026-01-01 00:00:00", "password": "x"}
+    form = RenameForm(data, instance=erin)
+    assert not form.is_valid() and "username" in form.errors
+    form = RenameForm({**data, "username": "Erin"}, instance=erin)  # its own name, recased
+    assert form.is_valid(), form.errors
+
+
+@pytest.mark.django_db(transaction=True)
+def test_names_that_already_clash_are_kept_and_listed_and_the_index_waits_for_them():
+    from accounts.checks import username_case_clashes
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import IntegrityError, transaction
+
+    User = get_user_model()
+    call_command("migrate", "accounts", "0004", verbosity=0)
+    try:
+        User.objects.create_user("Bob")
+        User.objects.create_user("bob")
+        call_command("migrate", "accounts", verbosity=0)
+        assert sorted(User.objects.values_list("username", flat=True)) == ["Bob", "bob"]
+        warnings = username_case_clashes(databases=["default"])
+        assert [w.id for w in warnings] == ["accounts.W001"] and "Bob, bob" in warnings[0].msg
+        User.objects.filter(username="Bob").update(username="Bobby")  # as the staff would
+        call_command("migrate", "accounts", "0004", verbosity=0)
+        call_command("migrate", "accounts", verbosity=0)
+        assert username_case_clashes(databases=["default"]) == []
+        with pytest.raises(IntegrityError), transaction.atomic():
+            User.objects.create_user("BOB")
+    finally:
+        User.objects.all().delete()
+        call_command("migrate", "accounts", "0004", verbosity=0)
+        call_command("migrate", "accounts", verbosity=0)
