@@ -5,12 +5,23 @@ seat form's icons, leaving a village, the clock without scripts, and wording."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.core.management import call_command
+from django.db import IntegrityError, transaction
 from django.test import Client
 
-from villages.services import lifecycle, play
+from accounts.admin import RenameForm
+from accounts.checks import username_case_clashes
+from villages.media_gen import ICONS
+from villages.models import Icon
+from villages.services import lifecycle, play, ratelimit
+from villages.services.config import rules
 
-from .conftest import Game, to_day_two
+from .conftest import CAST8, Game, to_day_two, waiting_village
 
 pytestmark = pytest.mark.django_db
 
@@ -33,8 +44,6 @@ def tie(game: Game, *, last: int = 7) -> None:
 
 def drawn(game: Game) -> None:
     """Day 2 ties until the village ends in a draw (SPEC §5: the MAX_REVOTES-th tie)."""
-    from villages.services.config import rules
-
     to_day_two(game)
     for _ in range(rules().max_revotes):
         tie(game)
@@ -97,10 +106,6 @@ def test_a_history_with_no_games_says_so(waiting):
 
 
 def test_the_virtual_clock_of_a_real_time_day_is_a_duration_without_scripts(db):
-    import re
-
-    from .conftest import CAST8, waiting_village
-
     game = waiting_village(time={"mode": "realtime", "day_seconds": 600, "night_seconds": 300})
     lifecycle.fix_cast(village_id=game.id, user=game.staff, roles=CAST8, sub_roles={})
     for user in game.users:
@@ -120,8 +125,6 @@ def test_the_virtual_clock_of_a_real_time_day_is_a_duration_without_scripts(db):
 
 
 def test_the_waiting_room_counts_the_start_votes_and_the_seats_the_game_needs(db):
-    from .conftest import waiting_village
-
     game = waiting_village(n=3, capacity=10)
     answer = game.client(1).post(f"/villages/{game.id}/start/", follow=True)
     upper = answer.content.decode()
@@ -185,8 +188,6 @@ def test_a_ballot_that_settles_the_day_draws_no_cue(day_two):
 
 @pytest.fixture
 def limited(settings):
-    from django.core.cache import cache
-
     settings.JINRO_RATE_LIMIT_ENABLED = True
     cache.clear()
     yield
@@ -199,10 +200,8 @@ def register(username: str, password: str = "pw-Secret-123", *, client: Client |
 
 
 def test_refused_registrations_do_not_use_up_the_addresss_allowance(limited):
-    from villages.services.ratelimit import REGISTER_LIMIT
-
     assert register("taken").status_code == 302
-    for i in range(REGISTER_LIMIT[0] + 2):
+    for i in range(ratelimit.REGISTER_LIMIT[0] + 2):
         assert register(f"weak{i}", "12345678").status_code == 400  # all digits
         assert register("taken").status_code == 409
         api = Client().post(
@@ -215,9 +214,7 @@ def test_refused_registrations_do_not_use_up_the_addresss_allowance(limited):
 
 
 def test_too_many_registrations_are_told_when_to_try_again(limited):
-    from villages.services.ratelimit import REGISTER_LIMIT
-
-    for i in range(REGISTER_LIMIT[0]):
+    for i in range(ratelimit.REGISTER_LIMIT[0]):
         assert register(f"u{i}").status_code == 302
     refused = register("one-more")
     assert refused.status_code == 429
@@ -237,8 +234,6 @@ def test_too_many_registrations_are_told_when_to_try_again(limited):
 
 
 def test_registration_goes_through_uncounted_when_the_cache_is_unreachable(limited, monkeypatch):
-    from villages.services import ratelimit
-
     class Unreachable:
         def __getattr__(self, name):
             def fail(*args, **kwargs):
@@ -260,8 +255,6 @@ def api_register(username: str):
 
 
 def test_a_name_that_differs_only_in_case_or_width_is_refused(db):
-    from django.contrib.auth import get_user_model
-
     assert api_register("alice").status_code == 201
     page = register("Alice")
     assert page.status_code == 409
@@ -275,9 +268,6 @@ def test_a_name_that_differs_only_in_case_or_width_is_refused(db):
 
 
 def test_the_database_itself_keeps_names_apart_regardless_of_case(db):
-    from django.contrib.auth import get_user_model
-    from django.db import IntegrityError, transaction
-
     User = get_user_model()
     User.objects.create_user("carol")
     with pytest.raises(IntegrityError), transaction.atomic():
@@ -285,9 +275,6 @@ def test_the_database_itself_keeps_names_apart_regardless_of_case(db):
 
 
 def test_the_admin_may_not_rename_a_user_to_anothers_name_in_other_case(db):
-    from accounts.admin import RenameForm
-    from django.contrib.auth import get_user_model
-
     User = get_user_model()
     User.objects.create_user("dave")
     erin = User.objects.create_user("erin")
@@ -300,11 +287,6 @@ def test_the_admin_may_not_rename_a_user_to_anothers_name_in_other_case(db):
 
 @pytest.mark.django_db(transaction=True)
 def test_names_that_already_clash_are_kept_and_listed_and_the_index_waits_for_them():
-    from accounts.checks import username_case_clashes
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
-    from django.db import IntegrityError, transaction
-
     User = get_user_model()
     call_command("migrate", "accounts", "0004", verbosity=0)
     try:
@@ -324,3 +306,35 @@ def test_names_that_already_clash_are_kept_and_listed_and_the_index_waits_for_th
         User.objects.all().delete()
         call_command("migrate", "accounts", "0004", verbosity=0)
         call_command("migrate", "accounts", verbosity=0)
+
+
+# --- 10. The seat form's icons, and English names --------------------------------------------
+
+
+def test_the_seat_form_marks_the_icons_already_taken_in_the_village(db):
+    game = waiting_village(n=2, capacity=8)  # seats 1 and 2 wear the first two icons
+    newcomer = get_user_model().objects.create_user("newcomer", password="pw-Secret-123")
+    client = Client()
+    client.force_login(newcomer)
+    html = client.get(f"/villages/{game.id}/seat/").content.decode()
+    labels = re.findall(r'<label class="icon-choice[^"]*".*?</label>', html, flags=re.S)
+    icons = list(Icon.objects.choosable())
+    assert len(labels) == len(icons)
+    taken = [i for i, label in enumerate(labels) if "taken" in label.split(">")[0]]
+    assert taken == [0, 1], taken
+    assert "使用中" in labels[0] and 'title="村人1号"' in labels[0]
+    assert "使用中" not in labels[2]
+
+
+def test_english_pages_name_the_icons_and_the_rules_page_in_english(db):
+    game = waiting_village(n=1, capacity=8)
+    reader = english(get_user_model().objects.create_user("reader2", password="pw-Secret-1"))
+    html = reader.get(f"/villages/{game.id}/seat/").content.decode()
+    assert "Red circle" in html and "Ginger cat" in html and ">taken<" in html
+    for _slug, japanese, *_rest in ICONS:
+        assert japanese not in html, japanese
+    top = english().get("/").content.decode()
+    assert ">Rules</a>" in top and "ルール" not in top
+    assert ">Rules</a>" in english().get("/info/").content.decode()
+    # Japanese pages keep the names as they are.
+    assert ">ルール</a>" in Client().get("/").content.decode()
