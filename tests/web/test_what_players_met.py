@@ -338,3 +338,42 @@ def test_english_pages_name_the_icons_and_the_rules_page_in_english(db):
     assert ">Rules</a>" in english().get("/info/").content.decode()
     # Japanese pages keep the names as they are.
     assert ">ルール</a>" in Client().get("/").content.decode()
+
+
+# --- 11. Leaving a village -------------------------------------------------------------------
+
+
+def test_leaving_asks_first_and_says_afterwards_that_you_left(waiting):
+    client = waiting.client(3)
+    upper = client.get(f"/villages/{waiting.id}/up/").content.decode()
+    link = re.search(r'<a href="(/villages/\d+/leave/)" target="lower"[^>]*>村を出る</a>', upper)
+    assert link, "村を出る opens a page that asks first"
+    assert f'action="/villages/{waiting.id}/leave/"' not in upper, "no form leaves at once"
+    asked = client.get(link[1]).content.decode()
+    assert "この村を出ますか？" in asked and 'id="leave-confirm"' in asked
+    assert waiting.village.seats.filter(user=waiting.user(3)).exists()
+    answer = client.post(link[1])
+    assert answer.status_code == 302 and answer["Location"].endswith("/down/?done=leave")
+    assert not waiting.village.seats.filter(user=waiting.user(3)).exists()
+    told = client.get(answer["Location"]).content.decode()
+    assert "「テスト村」を出ました。" in told
+    told = english(waiting.user(3)).get(answer["Location"]).content.decode()
+    assert "You left “テスト村”." in told
+
+
+def test_a_leave_page_sent_after_the_start_is_refused_inside_the_pane(waiting):
+    client = waiting.client(3)
+    asked = client.get(f"/villages/{waiting.id}/leave/").content.decode()
+    assert 'id="leave-confirm"' in asked
+    lifecycle.fix_cast(village_id=waiting.id, user=waiting.staff, roles=CAST8, sub_roles={})
+    for user in waiting.users:
+        lifecycle.vote_start(village_id=waiting.id, user=user)
+    refused = client.post(f"/villages/{waiting.id}/leave/")
+    assert refused.status_code == 400
+    html = refused.content.decode()
+    assert "ゲームが始まった後は村を出られません。" in html
+    assert 'id="d-mode"' in html and 'id="talk-form"' not in html, "the lower pane, not the upper"
+    assert 'id="leave-confirm"' not in html
+    assert waiting.village.seats.filter(user=waiting.user(3)).exists()
+    english_html = english(waiting.user(3)).post(f"/villages/{waiting.id}/leave/").content.decode()
+    assert "You cannot leave once the game has started." in english_html

@@ -123,6 +123,8 @@ def lower(request: HttpRequest, village_id: int) -> HttpResponse:
         "log": mark_safe(logs["d-log"]),
         "prefs": p,
         "cue": draw.cue_text(cue) if cue else None,
+        # Back from 村を出る (actions.leave): the pane says so while it is so.
+        "left": request.GET.get("done") == "leave" and view.viewer is None,
         "config": config(request, view, "down", drawn, last, p),
     }
     return render(request, "villages/lower.html", context)
