@@ -20,7 +20,7 @@ Json = dict[str, Any]
 class CredentialsIn(Body):
     username: str = Field(
         ...,
-        description="letters, digits and @.+-_",
+        description="letters, digits and @.+-_; unique regardless of letter case and width",
         **limits(min_length=1, max_length=150, pattern=r"^[\w.@+-]+$"),
     )
     password: str = Field(
