@@ -26,7 +26,7 @@ PASSWORD = r"^(?![0-9]+$)[^\x00]*$"
 class CredentialsIn(Body):
     username: str = Field(
         ...,
-        description="letters, digits and @.+-_",
+        description="letters, digits and @.+-_; unique regardless of letter case and width",
         **limits(min_length=1, max_length=150, pattern=r"^[\w.@+-]+$"),
     )
     password: str = Field(

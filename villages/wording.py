@@ -148,6 +148,17 @@ def seat_name(name: str) -> str:
     return _("%(name)s(ボット)") % {"name": _BOT_NAME_EN.get(base, base)}
 
 
+# The titles of the information pages the site makes itself (villages' first migration):
+# a page in another language shows them translated, as it does the icons' names.
+SITE_PAGE_TITLES = (gettext_noop("ルール"),)
+
+
+def site_name(text: str) -> str:
+    """A name the site gave a row of its own (an icon of its set, its rules page) in the
+    page's language; a name an admin wrote stays as written (the catalogue has none)."""
+    return _(text) if text and not is_japanese() else text
+
+
 def names_text(names: list[str]) -> str:
     """Seats' names with the honorific, listed as the page's language lists them."""
     comma = "、" if is_japanese() else ", "

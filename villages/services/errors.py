@@ -27,6 +27,7 @@ class AlreadySeated(ServiceError):
 class RateLimited(ServiceError):
     code = "rate_limited"
     default_message = _("操作が多すぎます。しばらく待ってからやり直してください。")
+    retry_after: int | None = None  # seconds until the allowance comes back, when known
 
 
 class TooManyVillages(ServiceError):

@@ -195,6 +195,38 @@ def kick(request: HttpRequest, village_id: int) -> HttpResponse:
     )
 
 
+def leave(request: HttpRequest, village_id: int) -> HttpResponse:
+    """村を出る (before the start): a page in the lower pane asks first; once left, the
+    pane says so (`screen.lower`, ?done=leave). A refusal (a page asked before the start
+    and sent after it) is shown in the pane, as the vote and kick pages show theirs."""
+    try:
+        view = view_of(request, village_id)
+    except NotFound as error:
+        return error_page(request, error)
+    error = None
+    if request.method == "POST":
+        error = submit(
+            request,
+            lambda: lifecycle.leave(village_id=village_id, user=request.user),
+            village_id=village_id,
+        )
+        if error is None:
+            return HttpResponseRedirect(f"/villages/{village_id}/down/?done=leave")
+        view = view_of(request, village_id)
+    refusal = None
+    if view.viewer is None:
+        refusal = _("この村の住人ではありません。")
+    elif view.state.phase is not Phase.WAITING:
+        refusal = _("ゲームが始まった後は村を出られません。")
+    return form_pane(
+        request,
+        view,
+        "villages/leave.html",
+        {"refusal": refusal, "form_key": uuid.uuid4().hex},
+        error=error,
+    )
+
+
 # ---------------------------------------------------------------------------
 # Running a pane's command; the panes' buttons
 
@@ -256,8 +288,8 @@ def _pane_post(
     return view
 
 
-start_vote = _pane_post(lifecycle.vote_start, lambda v: f"/villages/{v}/up/")
-leave = _pane_post(lifecycle.leave, lambda v: f"/villages/{v}/")
+# The answer says why the game did not start yet, if it did not (panes._start_note).
+start_vote = _pane_post(lifecycle.vote_start, lambda v: f"/villages/{v}/up/?start=voted")
 objection = _pane_post(play.object_, lambda v: f"/villages/{v}/up/")
 
 

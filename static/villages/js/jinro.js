@@ -174,8 +174,10 @@
     } catch (e) { /* no audio here */ }
   }
   var cueTimer = null;
-  function cue(docs, kind, text) {
-    play(SOUND_OF[kind]);
+  var heardAt = {};  // when each kind of cue last sounded here
+  function cue(docs, kind, text, silent) {
+    if (!silent) play(SOUND_OF[kind]);
+    heardAt[kind] = Date.now();
     docs.forEach(function (doc) {
       var box = doc.getElementById("cue");
       if (!box) return;
@@ -344,6 +346,7 @@
         if (paneCfg.pane === "up") fitUpper();
       },
       isOpen: function () { return hub.open; },
+      heard: function (kind) { return Date.now() - (heardAt[kind] || 0) < 10000; },
       fit: fitUpper,
     };
     window.addEventListener("load", function () { hub.started = true; hub.connect(); });
@@ -419,6 +422,15 @@
       if (s.form.requestSubmit) s.form.requestSubmit(); else s.form.submit();
     }
   });
+
+  // A cue drawn with the page: the socket sent it while this pane was loading (the ballot
+  // that made a tie brings the pane back, villages/views/screen.py). It is shown as a
+  // pushed one, and heard unless the frame page has just sounded it.
+  var drawnCue = document.querySelector("#cue[data-drawn]");
+  if (drawnCue) {
+    var drawnKind = drawnCue.getAttribute("data-kind");
+    cue([document], drawnKind, drawnCue.textContent, !!(parentHub && parentHub.heard && parentHub.heard(drawnKind)));
+  }
 
   if (parentHub) {
     parentHub.pane(window, cfg);
