@@ -21,6 +21,7 @@ from .command import (
 from .errors import (
     AlreadyVoted,
     InvalidTarget,
+    WrongPhase,
     _,
 )
 from .events import (
@@ -53,20 +54,29 @@ def vote(
     now: datetime,
 ) -> tuple[Step, bool]:
     """処刑投票: one ballot per round, never changed. Returns whether the tally ran."""
-    run = Run.during(Phase.DAY, "処刑の投票は昼だけです。", state, rules, now)
+    check_vote(state, voter=voter, target=target)
+    run = Run(state, rules, now)
     s = run.state
     seat = acting_seat(s, voter)
-    victim = live_target(s, target)
-    if victim.no == seat.no:
-        raise InvalidTarget(_("自分には投票できません。"))
-    if any(b.voter == voter for b in s.current_ballots()):
-        raise AlreadyVoted()
     weight = 2 if seat.has(SubRole.AUTHORITY) else 1
     s.ballots.append(Ballot(s.day, s.vote_round, voter, target, weight))
     if owed_votes(s):
         return run.done(), False
     _tally(run, rng)
     return run.done(), True
+
+
+def check_vote(state: GameState, *, voter: int, target: int) -> None:
+    """The refusals of `vote`, without casting it (the seats a voter may choose ask this:
+    `choices`)."""
+    if state.phase is not Phase.DAY:
+        raise WrongPhase(_("処刑の投票は昼だけです。"))
+    seat = acting_seat(state, voter)
+    victim = live_target(state, target)
+    if victim.no == seat.no:
+        raise InvalidTarget(_("自分には投票できません。"))
+    if any(b.voter == voter for b in state.current_ballots()):
+        raise AlreadyVoted()
 
 
 def owed_votes(state: GameState) -> list[Seat]:
