@@ -6,6 +6,8 @@ reason to doubt is followed, a liar voted, and among those it cannot clear it le
 the one the village leans to, so that the votes gather. A seer claims and gives its
 readings, a medium its results; a wolf hides, votes with the village away from its pack,
 sometimes claims seer falsely, and shares the night with a person of its pack (`pack`).
+A madman and a fox sometimes claim seer too; a seer in a village with a fox divines its
+rivals first (a fox melts); the guard mostly guards whom the village trusts.
 
 Each day it says a few lines, one per look, each in a wording nobody has said that day
 (`lines.fresh`); a person who names it in a question (「○○さんはどう思う？」) gets its
@@ -40,7 +42,7 @@ NAME = "reasoning"
 FALSE_CLAIM_CHANCE = 0.3  # a wolf's chance to claim seer on the first day nobody has
 MADMAN_CLAIM_CHANCE = 0.6  # a madman's chance to claim seer on its first day, claimed or not
 MADMAN_BLACK = 0.3  # a madman claiming seer calls its reading a wolf this often
-FOX_CLAIM_CHANCE = 0.3  # a fox's chance to claim seer on its first day (claimers are bitten)
+FOX_CLAIM_CHANCE = 0.3  # a fox's chance to claim seer on its first day, to pass for one
 COUNTER_CLAIM_CHANCE = 0.5  # a wolf's chance to claim seer when a seer calls it a wolf
 CLAIMER_ATTACK_CHANCE = 0.6  # the wolves' chance to bite a seer that spoke up
 GUARD_TRUSTED_CHANCE = 0.6  # the guard's chance to guard the claimer it trusts (else anyone)

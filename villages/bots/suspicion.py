@@ -5,9 +5,13 @@ said aloud in the current round and, after a tie, the last round's ballots.
 A bot of the village follows a lone seer it has no reason to doubt, votes a wolf it knows,
 then a liar (a claim that calls it a wolf while it knows itself human, that contradicts
 its own readings or a lone medium's, or a seer's claim made only after that seat was
-called a wolf), then, among those it cannot clear, the one the village leans to, so that
-the votes gather as a village's would; with nothing to go on, a hunch. A wolf leans with
-the village while the lean is away from its pack, and against its accusers otherwise.
+called a wolf), then, among those it cannot clear, the one the village leans to — the
+votes said this round, a contested seer's wolf result, ballots cast earlier against seats
+it clears — so that the votes gather as a village's would; with nothing to go on, a hunch
+(which spares a claimer). A wolf leans with the village while the lean is away from its
+pack; when it is on a packmate, it goes along or votes the accuser; it pushes a contested
+seer it knows to be true, and a seat its pack bit without killing (a fox would steal the
+pack's win).
 """
 
 from __future__ import annotations
