@@ -9,9 +9,11 @@ from datetime import datetime
 
 from .command import (
     Run,
+    Scene,
     Step,
     acting_seat,
     begin_phase,
+    check_scene,
     end_game,
     finish_if_over,
     kill,
@@ -52,8 +54,13 @@ def vote(
     rules: Rules,
     rng: random.Random,
     now: datetime,
+    at: Scene | None = None,
 ) -> tuple[Step, bool]:
-    """処刑投票: one ballot per round, never changed. Returns whether the tally ran."""
+    """処刑投票: one ballot per round, never changed. Returns whether the tally ran.
+
+    `at`: the day, phase and round the ballot was cast in; one from before a revote is
+    counted in no later round."""
+    check_scene(state, at, ACTION_REFUSAL)
     check_vote(state, voter=voter, target=target)
     run = Run(state, rules, now)
     s = run.state
@@ -64,6 +71,9 @@ def vote(
         return run.done(), False
     _tally(run, rng)
     return run.done(), True
+
+
+ACTION_REFUSAL = _("場面が変わったため、受け付けませんでした。もう一度選んでください。")
 
 
 def check_vote(state: GameState, *, voter: int, target: int) -> None:

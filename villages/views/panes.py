@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
@@ -20,6 +21,8 @@ from django.utils.translation import gettext as _
 
 from accounts.models import REFRESH_CHOICES
 from villages import selectors
+from villages.engine import MIN_PLAYERS
+from villages.engine import visibility as vis
 from villages.screenview import AGENTS, layout, parts_of
 
 from . import parts as draw
@@ -44,12 +47,16 @@ class Drawn(dict[str, str]):
 
 def draw_parts(request: HttpRequest, view: selectors.View, ids: Iterable[str]) -> Drawn:
     local = local_for(user_id(request), view.loaded, request.user)
-    drawn = draw.render_parts(parts_of(view), ids, local)
+    parts = parts_of(view)
+    drawn = draw.render_parts(parts, ids, local)
     # Forms inside parts are drawn once for everyone: the page's own token goes in here.
     token = f'value="{escape(get_token(request))}" data-csrf'
     out = Drawn(
         {k: mark_safe(html.replace('value="" data-csrf', token)) for k, html in drawn.items()}
     )
+    if "d-time" in out:
+        now = timezone.now()
+        out["d-time"] = mark_safe(draw.virtual_clock_now(out["d-time"], parts["d-time"], now))
     if AGENTS in out:
         out[AGENTS] = mark_safe(_agents_for(request, out[AGENTS]))
     out.digests = {k: draw.digest(html) for k, html in drawn.items()}
@@ -141,10 +148,28 @@ def upper_page(
         "prefs": prefs(request),
         "refresh_choices": REFRESH_CHOICES,
         "error": error,
+        "start_note": _start_note(view) if request.GET.get("start") == "voted" else "",
         "form_key": uuid.uuid4().hex,  # one per page drawn: see actions.submit
         "config": config(request, view, "up", drawn),
     }
     return render(request, "villages/upper.html", context, status=400 if error else 200)
+
+
+def _start_note(view: selectors.View) -> str:
+    """After a vote to start that did not start the game: why not yet (SPEC §2.3)."""
+    state = view.state
+    voted = vis.start_votes(state)
+    if view.viewer is None or voted is None:
+        return ""
+    seated = len(state.seats)
+    if seated < MIN_PLAYERS:
+        return _("開始に投票しました。ゲームは%(needed)s人以上で始まります（あと%(more)s人）。") % {
+            "needed": MIN_PLAYERS,
+            "more": MIN_PLAYERS - seated,
+        }
+    return _("開始に投票しました。参加者全員が投票すると始まります（あと%(more)s人）。") % {
+        "more": seated - voted
+    }
 
 
 def form_pane(
