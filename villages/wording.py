@@ -25,6 +25,7 @@ from django.conf import settings
 from django.utils.translation import get_language, gettext_lazy, gettext_noop, override
 from django.utils.translation import gettext as _
 
+from villages.bots.lines import NAME_PARAMS as BOT_NAME_PARAMS
 from villages.bots.lines import NAMES as BOT_NAMES
 from villages.bots.lines import key_of as bot_key_of
 from villages.bots.lines import word as bot_word
@@ -362,7 +363,7 @@ def bot_line(key: str, params: dict[str, str]) -> str:
 
 def bot_text(key: str, params: dict[str, Any], fallback: str) -> str:
     """A bot's line in the page's language, from its key and params."""
-    values = {k: seat_name(str(v)) if k == "name" else str(v) for k, v in params.items()}
+    values = {k: seat_name(str(v)) if k in BOT_NAME_PARAMS else str(v) for k, v in params.items()}
     try:
         return bot_word(key, values, get_language() or "ja")
     except (KeyError, IndexError, ValueError):
