@@ -14,7 +14,6 @@ import pytest
 from aiwolf_nlp_common.client import Client
 from aiwolf_nlp_common.packet import Packet, Request, Role, Status
 
-from villages.bots import DEFAULT
 from villages.models import Seat, Village
 from villages.services import bots, lifecycle
 
@@ -122,7 +121,9 @@ class Agent:
 
 
 def seat_bots(village_id: int, count: int) -> list:
-    """Bots that sit without voting to start yet (bots.add_bots votes at once)."""
+    """Bots that sit without voting to start yet (bots.add_bots votes at once). They play
+    the random strategy: the reasoning bots vote together, five against the agents' five,
+    and a day of four ties ended in a draw before the medium had anything to read."""
     users = bots._pool()[:count]
     for n, user in enumerate(users):
         lifecycle.sit(
@@ -130,7 +131,7 @@ def seat_bots(village_id: int, count: int) -> list:
             user=user,
             handle_name=bots.NAMES[n],
             icon_id=icon_id(),
-            bot=DEFAULT,
+            bot="random",
         )
     return users
 
