@@ -388,16 +388,32 @@
       return { type: "hello", parts: own.parts, after: hasLog ? own.last : null, marks: own.marks, lang: cfg.lang };
     });
     socket.connect();
-    // 自動更新 with JavaScript: the socket keeps the pane current; without it, reload.
+    // 自動更新 with JavaScript: the socket keeps the pane current; without it, poll.
     if (cfg.refresh > 0 && hasLog) {
-      setInterval(function () { if (!socket.open) location.reload(); }, cfg.refresh * 1000);
+      setInterval(function () { if (!socket.open) poll(); }, cfg.refresh * 1000);
     }
     setInterval(tick, 1000);
   }
   if (parentHub && cfg.refresh > 0 && (cfg.pane === "down" || cfg.pane === "heaven")) {
-    setInterval(function () { if (!parentHub.isOpen()) location.reload(); }, cfg.refresh * 1000);
+    setInterval(function () { if (!parentHub.isOpen()) poll(); }, cfg.refresh * 1000);
   }
   tick();
+
+  // A poll of this pane: the browser asks with the page's validator (If-None-Match); the
+  // site answers 304 while the pane is unchanged (villages/views/polls.py), and the page
+  // stays as it is. Only a pane that changed is loaded again (from the answer the poll
+  // just brought, which the browser keeps); a refusal (503, the site is overloaded) or a
+  // lost connection leaves the pane as it is until the next poll.
+  var polling = false;
+  function poll() {
+    if (!cfg.etag || !window.fetch) { location.reload(); return; }
+    if (polling) return;
+    polling = true;
+    fetch(location.href, { cache: "no-cache", credentials: "same-origin" }).then(function (r) {
+      polling = false;
+      if (r.ok && r.headers.get("ETag") !== '"' + cfg.etag + '"') location.reload();
+    }, function () { polling = false; });
+  }
 
   // ---------------------------------------------------------------- clocks
   function fmt(seconds) {
