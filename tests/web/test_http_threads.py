@@ -151,10 +151,10 @@ def test_a_read_queues_past_a_writes_wait_and_is_refused_only_when_truly_overloa
     settings.JINRO_READ_QUEUE_WAIT_MS = 5000
     for method in ("GET", "HEAD"):
         read = scope("/villages/1/down/", method=method)
-        ran, _slow, (status, _headers, body) = behind_a_slow_request(read)
+        ran, _slow, (status, _headers, _body) = behind_a_slow_request(read)
         assert (status, ran) == (200, ["/slow", "/villages/1/down/"])
     settings.JINRO_READ_QUEUE_WAIT_MS = 50
-    ran, _slow, (status, headers, body) = behind_a_slow_request(scope("/villages/1/down/"))
+    ran, _slow, (status, headers, _body) = behind_a_slow_request(scope("/villages/1/down/"))
     assert ran == ["/slow"] and status == 503 and headers["retry-after"] == "1"
 
 
