@@ -123,7 +123,8 @@ def test_the_end_reveals_everything_at_every_viewers_next_poll():
 def test_a_wolf_and_a_villager_at_night_never_share_a_page_or_an_etag():
     game = started_village()
     play.post_message(village_id=game.id, user=game.user(1), text="WOLF-SECRET-PLAN")
-    wolf, villager, spectator = game.client(1), game.client(4), Client()
+    # Seat 2, not 1: seat 1 made the village, and its host's standing differs anyway.
+    wolf, villager, spectator = game.client(2), game.client(4), Client()
     secret = wolf.get(down(game))  # drawn first, at the same version
     assert "WOLF-SECRET-PLAN" in secret.content.decode()
     for other in (villager, spectator):
@@ -136,6 +137,7 @@ def test_a_wolf_and_a_villager_at_night_never_share_a_page_or_an_etag():
 def test_a_spectator_and_a_player_never_share_a_page_or_an_etag(day_two):
     day = day_two
     spectator, player = Client(), day.client(4)
+    spectator.force_login(make_users(1, prefix="watcher")[0])  # logged in, as the player
     seen = spectator.get(down(day))
     mine = player.get(down(day))
     assert poll(player, down(day), seen.headers["ETag"]).status_code == 200
