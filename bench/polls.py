@@ -1,0 +1,300 @@
+"""The classic screen's polls (issue 40): what a poll costs when nothing changed, and how
+many 22 polling players get answered.
+
+    .venv/bin/python bench/polls.py [--runs 50] [--seconds 10] [--browser]
+
+Builds a 22-seat village on day 2 with 1,000 day-2 lines in a throwaway SQLite database
+(the embedded default), starts the site (`manage.py runsite`, daphne, as `bin/run`) and
+measures from outside with curl (`-w %{time_total}`, a new connection each), medians of
+`--runs` requests:
+
+* the lower pane of a living villager (its session cookie) and the top page (nobody
+  logged in), each as
+  - a full render: a path the site has not drawn yet (`?r=<n>`), as every poll was
+    before issue 40 (the closed phases come from their per-audience cache, as before);
+  - a repeat 200: the same path again without a validator (a curl, a first visit): the
+    page drawn for that sight is served again;
+  - an unchanged repeat poll: with the page's `If-None-Match`, answered 304;
+* 22 players polling their own lower pane at once for `--seconds` (each its own session
+  and kept-alive connection), on a site just started (the first second of a burst draws
+  22 panes cold): with `wrk` (apt `wrk`) when it is installed, else a Python client;
+  requests per second and how many were refused (503); once as plain GETs (every answer
+  a 200), once with each player's ETag (every answer a 304).
+
+`--browser` checks instead, in Debian's Chromium, that the panes' 自動更新 polls are
+answered 304 while nothing changed: a lower pane without JavaScript (its <noscript>
+refresh) and one with it whose socket is kept closed (its script's poll), both at 15 s;
+then a line is posted (both show it after their next poll), and the script's poll is
+answered 503 once (its pane stays as it was). It prints the site's access log lines for
+the pane.
+
+Targets (issue 40; 人狼式 as shipped on MariaDB, the same village, measured on this kind
+of machine: lower pane 10.3 ms, top page 2.9 ms, 105 requests/s for 22 pollers): lower
+pane ≤ 5.1 ms, top page ≤ 1.45 ms, ≥ 315 requests/s with 0 refused, an unchanged repeat
+poll ≤ 1 ms. Run it on a quiet machine: others' work on two cores can double a figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from common import ROOT, day_two_village, insert_lines, session_cookie, setup_django, start_site
+
+LINES = 1000
+POLLERS = 22
+VILLAGER = 12  # a living villager (seat 22 was bitten on night 1)
+
+
+def build() -> tuple[int, dict[int, str]]:
+    """The village, and each living seat's session cookie."""
+    from villages.models import Message
+
+    village = day_two_village("ポーリング村")
+    have = Message.objects.filter(village_id=village.id).count()
+    rows = [
+        Message(
+            village_id=village.id,
+            day=2,
+            phase="day",
+            kind="talk",
+            seat_no=1 + n % 21,
+            text=f"{n}番目の発言です。" * (1 + n % 4),
+            volume=("normal", "strong", "weak")[n % 3],
+        )
+        for n in range(LINES - have)
+    ]
+    insert_lines(village.id, rows)
+    cookies = {no: session_cookie(user) for no, user in village.users.items() if no != 22}
+    return village.id, cookies
+
+
+# --- One request at a time, as curl sees it ---------------------------------------------------
+
+
+def curl(url: str, headers: list[str]) -> tuple[int, float, str]:
+    """Status, total seconds and ETag of one request by curl."""
+    command = ["curl", "-s", "-o", "/dev/null", "-D", "-", "-w", "%{http_code} %{time_total}"]
+    for header in headers:
+        command += ["-H", header]
+    out = subprocess.run([*command, url], capture_output=True, text=True, check=True).stdout
+    found = re.search(r"(?im)^etag: *(\S+)", out)
+    status, seconds = out.strip().splitlines()[-1].split()
+    return int(status), float(seconds), found[1] if found else ""
+
+
+def medians(base: str, path: str, cookie: str, runs: int, label: str) -> dict[str, float]:
+    headers = [f"Cookie: sessionid={cookie}"] if cookie else []
+    url = base + path
+    sep = "&" if "?" in path else "?"
+    full = []
+    for n in range(runs + 3):
+        status, seconds, _etag = curl(f"{url}{sep}r={n}", headers)
+        assert status == 200, (status, path)
+        full.append(seconds)
+    status, _s, etag = curl(url, headers)
+    assert status == 200 and etag, (status, etag)
+    again, unchanged = [], []
+    for _ in range(runs + 3):
+        status, seconds, _etag = curl(url, headers)
+        assert status == 200, status
+        again.append(seconds)
+        status, seconds, _etag = curl(url, [*headers, f"If-None-Match: {etag}"])
+        assert status == 304, status
+        unchanged.append(seconds)
+    out = {
+        "full render": statistics.median(full[3:]) * 1000,
+        "repeat 200": statistics.median(again[3:]) * 1000,
+        "unchanged poll (304)": statistics.median(unchanged[3:]) * 1000,
+    }
+    for name, ms in out.items():
+        print(f"  {label}, {name:21}: median {ms:6.2f} ms")
+    return out
+
+
+# --- 22 pollers at once -----------------------------------------------------------------------
+
+WRK_SCRIPT = """
+local cookies = {%s}
+local etags = {%s}
+local n = 0
+function setup(thread)
+  n = n + 1
+  thread:set("id", n)
+end
+local req = nil
+function init(args)
+  local headers = {Cookie = "sessionid=" .. cookies[id]}
+  if etags[id] ~= "" then headers["If-None-Match"] = etags[id] end
+  req = wrk.format("GET", nil, headers)
+end
+function request()
+  return req
+end
+"""
+
+
+def with_wrk(base: str, path: str, cookies: list[str], etags: list[str], seconds: int) -> tuple:
+    """Requests per second, answers, refusals (non-2xx/3xx) of 22 wrk connections, one a
+    thread, each with its player's cookie (and ETag)."""
+    quoted = ",".join(f'"{c}"' for c in cookies)
+    tags = ",".join(f"'{e}'" for e in etags)
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write(WRK_SCRIPT % (quoted, tags))
+    n = len(cookies)
+    command = ["wrk", "-t", str(n), "-c", str(n), "-d", f"{seconds}s", "-s", script.name]
+    out = subprocess.run([*command, base + path], capture_output=True, text=True).stdout
+    os.unlink(script.name)
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out)[1])
+    total = int(re.search(r"(\d+) requests in", out)[1])
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return rate, total, int(bad[1]) if bad else 0
+
+
+async def _poller(port: int, path: str, cookie: str, etag: str, until: float, counts: dict):
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    head = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: sessionid={cookie}\r\n"
+    if etag:
+        head += f"If-None-Match: {etag}\r\n"
+    request = (head + "\r\n").encode()
+    while time.monotonic() < until:
+        writer.write(request)
+        status = int((await reader.readline()).split()[1])
+        length = 0
+        while (line := await reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode("latin-1").partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        await reader.readexactly(length)
+        counts[status] = counts.get(status, 0) + 1
+    writer.close()
+
+
+def with_python(port: int, path: str, cookies: list[str], etags: list[str], seconds: int):
+    counts: dict[int, int] = {}
+
+    async def run() -> None:
+        until = time.monotonic() + seconds
+        await asyncio.gather(
+            *(_poller(port, path, c, e, until, counts) for c, e in zip(cookies, etags, strict=True))
+        )
+
+    started = time.monotonic()
+    asyncio.run(run())
+    total = sum(counts.values())
+    refused = sum(n for status, n in counts.items() if status >= 400)
+    return total / (time.monotonic() - started), total, refused
+
+
+def pollers(work: Path, vid: int, cookies: dict[int, str], seconds: int, etags: bool) -> None:
+    site = start_site(work)  # just started: its first polls draw every pane cold
+    try:
+        path = f"/villages/{vid}/down/"
+        seats = sorted(cookies)[:POLLERS]
+        players = [cookies[no] for no in seats]
+        # 21 living seats: the 22nd poller is the first player again, on its own connection.
+        players = (players * 2)[:POLLERS]
+        tags = [""] * POLLERS
+        if etags:
+            tags = [curl(site.url + path, [f"Cookie: sessionid={c}"])[2] for c in players]
+        tool = "wrk" if shutil.which("wrk") else "python"
+        if tool == "wrk":
+            rate, total, refused = with_wrk(site.url, path, players, tags, seconds)
+        else:
+            rate, total, refused = with_python(site.port, path, players, tags, seconds)
+        kind = "with their ETags (304s)" if etags else "plain GETs (200s)"
+        print(
+            f"  {POLLERS} pollers, {kind:23} ({tool}, {seconds} s): {rate:7.1f} requests/s,"
+            f" {total} answered, {refused} refused"
+        )
+    finally:
+        site.stop()
+
+
+# --- In a browser -------------------------------------------------------------------------
+
+
+def browser(work: Path, vid: int) -> None:
+    from common import CHROMIUM, CHROMIUM_ARGS
+    from playwright.sync_api import sync_playwright
+
+    from villages.models import Village
+    from villages.services import play
+
+    seated = {s.seat_no: s.user for s in Village.objects.get(pk=vid).seats.all()}
+    site = start_site(work, "--access-log")
+    path = f"/villages/{vid}/down/"
+    refresh = [{"name": "jinro_refresh", "value": "15", "url": site.url}]
+
+    def shows(page, text: str) -> bool:
+        return text in page.content()
+
+    try:
+        with sync_playwright() as p:
+            chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            plain = chromium.new_context(java_script_enabled=False)
+            scripted = chromium.new_context()
+            for context in (plain, scripted):
+                context.add_cookies(refresh)  # 自動更新 15 s, as a visitor's cookie
+            noscript, script = plain.new_page(), scripted.new_page()
+            script.route_web_socket("**/ws/**", lambda ws: ws.close())  # no socket: polls
+            for page in (noscript, script):
+                page.goto(site.url + path)
+            script.wait_for_timeout(34_000)  # two polls each, nothing changed
+            play.post_message(village_id=vid, user=seated[4], text="BROWSER-POLL-LINE")
+            script.wait_for_timeout(16_000)
+            line = "BROWSER-POLL-LINE"
+            print(f"  after a line: no-script pane shows it {shows(noscript, line)},")
+            print(f"                scripted pane shows it {shows(script, line)}")
+            script.route(site.url + path, lambda route: route.fulfill(status=503, body="busy"))
+            play.post_message(village_id=vid, user=seated[5], text="AFTER-A-REFUSAL")
+            script.wait_for_timeout(16_000)
+            kept = shows(script, "BROWSER-POLL-LINE") and not shows(script, "busy")
+            print(f"  a poll answered 503: the scripted pane kept its content {kept}")
+            script.unroute(site.url + path)
+            script.wait_for_timeout(16_000)
+            print(f"  the next poll: it shows the new line {shows(script, 'AFTER-A-REFUSAL')}")
+            chromium.close()
+    finally:
+        site.stop()
+    answers = [line for line in site.log.read_text().splitlines() if f'"GET {path}' in line]
+    print(f"  the site's answers to GET {path} (the first two are the first loads):")
+    for line in answers:
+        print("    " + line.split('"', 1)[1][:60])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--browser", action="store_true")
+    args = parser.parse_args()
+    work = setup_django()
+    vid, cookies = build()
+    print(f"village {vid}: 22 seats, day 2, {LINES} lines on day 2")
+    if args.browser:
+        browser(work, vid)
+        return
+    site = start_site(work)
+    try:
+        medians(site.url, f"/villages/{vid}/down/", cookies[VILLAGER], args.runs, "lower pane")
+        medians(site.url, "/", "", args.runs, "top page  ")
+    finally:
+        site.stop()
+    for etags in (False, True):
+        pollers(work, vid, cookies, args.seconds, etags)
+    print("targets: lower pane ≤ 5.1 ms, top page ≤ 1.45 ms, unchanged poll ≤ 1 ms,")
+    print("         22 pollers ≥ 315 requests/s with 0 refused")
+
+
+if __name__ == "__main__":
+    os.chdir(ROOT)
+    main()
