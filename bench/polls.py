@@ -235,7 +235,8 @@ def browser(work: Path, vid: int) -> None:
     refresh = [{"name": "jinro_refresh", "value": "15", "url": site.url}]
 
     def shows(page, text: str) -> bool:
-        return text in page.content()
+        lower = page.frame("lower")
+        return lower is not None and text in lower.content()
 
     try:
         with sync_playwright() as p:
@@ -247,28 +248,30 @@ def browser(work: Path, vid: int) -> None:
             noscript, script = plain.new_page(), scripted.new_page()
             script.route_web_socket("**/ws/**", lambda ws: ws.close())  # no socket: polls
             for page in (noscript, script):
-                page.goto(site.url + path)
+                page.goto(f"{site.url}/villages/{vid}/")  # the screen, its panes in frames
             script.wait_for_timeout(34_000)  # two polls each, nothing changed
             play.post_message(village_id=vid, user=seated[4], text="BROWSER-POLL-LINE")
             script.wait_for_timeout(16_000)
             line = "BROWSER-POLL-LINE"
-            print(f"  after a line: no-script pane shows it {shows(noscript, line)},")
-            print(f"                scripted pane shows it {shows(script, line)}")
+            print(f"  after a line: the no-script lower pane shows it {shows(noscript, line)},")
+            print(f"                the scripted one shows it {shows(script, line)}")
             script.route(site.url + path, lambda route: route.fulfill(status=503, body="busy"))
             play.post_message(village_id=vid, user=seated[5], text="AFTER-A-REFUSAL")
             script.wait_for_timeout(16_000)
-            kept = shows(script, "BROWSER-POLL-LINE") and not shows(script, "busy")
-            print(f"  a poll answered 503: the scripted pane kept its content {kept}")
+            kept = shows(script, line) and not shows(script, "busy")
+            print(f"  its poll answered 503: the scripted pane kept its content {kept}")
             script.unroute(site.url + path)
             script.wait_for_timeout(16_000)
             print(f"  the next poll: it shows the new line {shows(script, 'AFTER-A-REFUSAL')}")
             chromium.close()
     finally:
         site.stop()
-    answers = [line for line in site.log.read_text().splitlines() if f'"GET {path}' in line]
-    print(f"  the site's answers to GET {path} (the first two are the first loads):")
-    for line in answers:
-        print("    " + line.split('"', 1)[1][:60])
+    log = site.log.read_text().splitlines()
+    answers = [line.split('"')[1:3] for line in log if f' {path}"' in line]
+    print(f"  the site's answers to {path} in order (GET: a page loaded, HEAD: a script's")
+    print("  poll; the refused poll never reached the site):")
+    for request, status in answers:
+        print(f"    {request.split()[0]:4} {status.split()[0]}")
 
 
 def main() -> None:
@@ -278,6 +281,9 @@ def main() -> None:
     parser.add_argument("--browser", action="store_true")
     args = parser.parse_args()
     work = setup_django()
+    from django.core.management import call_command
+
+    call_command("collectstatic", interactive=False, verbosity=0)  # this checkout's script
     vid, cookies = build()
     print(f"village {vid}: 22 seats, day 2, {LINES} lines on day 2")
     if args.browser:

@@ -399,19 +399,25 @@
   }
   tick();
 
-  // A poll of this pane: the browser asks with the page's validator (If-None-Match); the
-  // site answers 304 while the pane is unchanged (villages/views/polls.py), and the page
-  // stays as it is. Only a pane that changed is loaded again (from the answer the poll
-  // just brought, which the browser keeps); a refusal (503, the site is overloaded) or a
-  // lost connection leaves the pane as it is until the next poll.
+  // A poll of this pane: a HEAD with the page's own validator (If-None-Match), which the
+  // site answers 304 while the pane is unchanged for its viewer (villages/views/polls.py):
+  // the page stays as it is. Only a pane that changed (200) is loaded again; a refusal
+  // (503, the site is overloaded) or a lost connection leaves the pane as it is until the
+  // next poll. (The validator is sent by hand: a frame's fetch does not share the cache
+  // entry of the frame's own page.)
   var polling = false;
   function poll() {
     if (!cfg.etag || !window.fetch) { location.reload(); return; }
     if (polling) return;
     polling = true;
-    fetch(location.href, { cache: "no-cache", credentials: "same-origin" }).then(function (r) {
+    fetch(location.href, {
+      method: "HEAD",
+      cache: "no-store",
+      credentials: "same-origin",
+      headers: { "If-None-Match": '"' + cfg.etag + '"' },
+    }).then(function (r) {
       polling = false;
-      if (r.ok && r.headers.get("ETag") !== '"' + cfg.etag + '"') location.reload();
+      if (r.status === 200) location.reload();
     }, function () { polling = false; });
   }
 
