@@ -184,3 +184,16 @@ def test_the_top_page_answers_304_until_a_village_is_made(db):
     answer = poll(visitor, "/", first.headers["ETag"])
     assert answer.status_code == 200 and "新しい村ができた" in answer.content.decode()
     assert poll(visitor, "/", answer.headers["ETag"]).status_code == 304
+
+
+def test_the_pages_kept_are_bounded_by_their_size_oldest_first():
+    from villages.lru import LRU
+
+    kept: LRU[str, str] = LRU(10, weigh=len)
+    kept.put("a", "12345")
+    kept.put("b", "1234")
+    assert kept.get("a") == "12345"  # now the newest used
+    kept.put("c", "123")
+    assert (kept.get("b"), kept.get("a"), kept.get("c"), kept.weight) == (None, "12345", "123", 8)
+    kept.put("huge", "x" * 50)  # kept alone, whatever it weighs
+    assert list(kept.data) == ["huge"] and kept.weight == 50

@@ -51,8 +51,9 @@ API_TOKEN = "jinro-slot-api-token-5e1d"
 FORM_KEY = "jinro-slot-form-key-5e1d"
 ETAG = "jinro-slot-etag-5e1d"
 
-# Pages drawn (one for each sight seen lately); a lower pane with 1,000 lines is ~100 KB.
-KEPT_PAGES = 256
+# Pages drawn for the sights seen lately, at most this many characters together (a lower
+# pane of a 1,000-line day is some 360,000).
+KEPT_CHARS = 32 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ class Kept:
     token: bool
 
 
-KEPT: LRU[tuple, Kept] = LRU(KEPT_PAGES)
+KEPT: LRU[tuple, Kept] = LRU(KEPT_CHARS, weigh=lambda page: len(page.body))
 
 
 def kept(sight: tuple, draw: Callable[[], str]) -> Kept:
