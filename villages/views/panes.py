@@ -196,6 +196,7 @@ def sight(request: HttpRequest, view: selectors.View, pane: str, local: Local, p
         request.get_full_path(),
         request.get_host(),
         request.is_secure(),
+        bool(polls.api_token(request)),  # the agents' part: the token's slot or a link
     )
 
 
