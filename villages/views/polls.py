@@ -51,32 +51,44 @@ API_TOKEN = "jinro-slot-api-token-5e1d"
 FORM_KEY = "jinro-slot-form-key-5e1d"
 ETAG = "jinro-slot-etag-5e1d"
 
-# Pages drawn for the sights seen lately, at most this many characters together (a lower
-# pane of a 1,000-line day is some 360,000).
-KEPT_CHARS = 32 * 1024 * 1024
+# Pages drawn for the sights seen lately, at most this many bytes together (a lower pane
+# of a 1,000-line day is some 360,000).
+KEPT_BYTES = 32 * 1024 * 1024
 
 
 @dataclass(frozen=True)
 class Kept:
-    """A page as drawn for a sight, with its slots: its digest, and whether it holds a
-    form (a CSRF slot) or the viewer's API token."""
+    """A page as drawn, with its slots, encoded once: its digest ("" unless kept for a
+    sight) and which slots it holds."""
 
-    body: str
+    body: bytes
     digest: str
-    forms: bool
-    token: bool
+    forms: bool  # a form: the CSRF token's slot
+    token: bool  # the viewer's API token's slot
+    form_key: bool
+    etag: bool
+
+    @classmethod
+    def of(cls, body: str, digest: bool = False) -> Kept:
+        data = body.encode()
+        return cls(
+            data,
+            hashlib.blake2b(data, digest_size=16).hexdigest() if digest else "",
+            CSRF.encode() in data,
+            API_TOKEN.encode() in data,
+            FORM_KEY.encode() in data,
+            ETAG.encode() in data,
+        )
 
 
-KEPT: LRU[tuple, Kept] = LRU(KEPT_CHARS, weigh=lambda page: len(page.body))
+KEPT: LRU[tuple, Kept] = LRU(KEPT_BYTES, weigh=lambda page: len(page.body))
 
 
 def kept(sight: tuple, draw: Callable[[], str]) -> Kept:
     """The page drawn for `sight`: from `KEPT`, or drawn now and kept."""
     found = KEPT.get(sight)
     if found is None:
-        body = draw()
-        digest = hashlib.blake2b(body.encode(), digest_size=16).hexdigest()
-        found = Kept(body, digest, CSRF in body, API_TOKEN in body)
+        found = Kept.of(draw(), digest=True)
         KEPT.put(sight, found)
     return found
 
@@ -86,20 +98,23 @@ def rendered(request: HttpRequest, template: str, context: dict[str, Any]) -> st
     return render_to_string(template, {**context, "csrf_token": CSRF}, request)
 
 
-def fill(request: HttpRequest, body: str, api_token: str = "", etag: str = "") -> str:
+def fill(request: HttpRequest, page: Kept, api_token: str = "", etag: str = "") -> bytes:
     """A drawing with the request's own values in its slots."""
-    if CSRF in body:
-        body = body.replace(CSRF, get_token(request))
-    if API_TOKEN in body:
-        body = body.replace(API_TOKEN, escape(api_token))
-    if FORM_KEY in body:
-        body = body.replace(FORM_KEY, uuid.uuid4().hex)  # one per page drawn: actions.submit
-    return body.replace(ETAG, etag)
+    body = page.body
+    if page.forms:
+        body = body.replace(CSRF.encode(), get_token(request).encode())
+    if page.token:
+        body = body.replace(API_TOKEN.encode(), escape(api_token).encode())
+    if page.form_key:  # one per page answered: actions.submit
+        body = body.replace(FORM_KEY.encode(), uuid.uuid4().hex.encode())
+    if page.etag:
+        body = body.replace(ETAG.encode(), etag.encode())
+    return body
 
 
 def answer(request: HttpRequest, body: str, status: int = 200) -> HttpResponse:
     """A drawing filled in for the request (a page that is not answered conditionally)."""
-    return HttpResponse(fill(request, body, api_token(request)), status=status)
+    return HttpResponse(fill(request, Kept.of(body), api_token(request)), status=status)
 
 
 def api_token(request: HttpRequest) -> str:
@@ -119,7 +134,7 @@ class Page:
     api_token: str
 
     def answer(self, request: HttpRequest) -> HttpResponse:
-        return HttpResponse(fill(request, self.kept.body, self.api_token, self.etag.strip('"')))
+        return HttpResponse(fill(request, self.kept, self.api_token, self.etag.strip('"')))
 
 
 def page(request: HttpRequest, found: Kept, *more: object) -> Page:
