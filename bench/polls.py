@@ -8,13 +8,14 @@ Builds a 22-seat village on day 2 with 1,000 day-2 lines in a throwaway SQLite d
 measures from outside with curl (`-w %{time_total}`, a new connection each), medians of
 `--runs` requests:
 
-* the lower pane of a living villager (its session cookie) and the top page (nobody
-  logged in), each as
+* the lower pane of a living villager (its session cookie), the same pane for a
+  spectator (nobody logged in) and the top page (nobody logged in), each as
   - a full render: a path the site has not drawn yet (`?r=<n>`), as every poll was
     before issue 40 (the closed phases come from their per-audience cache, as before);
   - a repeat 200: the same path again without a validator (a curl, a first visit): the
     page drawn for that sight is served again;
   - an unchanged repeat poll: with the page's `If-None-Match`, answered 304;
+  and the site's CPU time per request of each kind (its threads', less its idle rate);
 * 22 players polling their own lower pane at once for `--seconds` (each its own session
   and kept-alive connection), on a site just started (the first second of a burst draws
   22 panes cold): with `wrk` (apt `wrk`) when it is installed, else a Python client;
@@ -47,7 +48,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, day_two_village, insert_lines, session_cookie, setup_django, start_site
+from common import (
+    ROOT,
+    Site,
+    day_two_village,
+    idle_rate,
+    insert_lines,
+    session_cookie,
+    setup_django,
+    start_site,
+)
 
 LINES = 1000
 POLLERS = 22
@@ -91,33 +101,34 @@ def curl(url: str, headers: list[str]) -> tuple[int, float, str]:
     return int(status), float(seconds), found[1] if found else ""
 
 
-def medians(base: str, path: str, cookie: str, runs: int, label: str) -> dict[str, float]:
+def medians(site: Site, path: str, cookie: str, runs: int, label: str) -> None:
+    """curl's medians, and the site's CPU per request (its threads' CPU time over the
+    runs, less its idle rate: a figure others' work on the machine hardly moves)."""
     headers = [f"Cookie: sessionid={cookie}"] if cookie else []
-    url = base + path
+    url = site.url + path
     sep = "&" if "?" in path else "?"
-    full = []
-    for n in range(runs + 3):
-        status, seconds, _etag = curl(f"{url}{sep}r={n}", headers)
-        assert status == 200, (status, path)
-        full.append(seconds)
-    status, _s, etag = curl(url, headers)
-    assert status == 200 and etag, (status, etag)
-    again, unchanged = [], []
-    for _ in range(runs + 3):
-        status, seconds, _etag = curl(url, headers)
-        assert status == 200, status
-        again.append(seconds)
-        status, seconds, _etag = curl(url, [*headers, f"If-None-Match: {etag}"])
-        assert status == 304, status
-        unchanged.append(seconds)
-    out = {
-        "full render": statistics.median(full[3:]) * 1000,
-        "repeat 200": statistics.median(again[3:]) * 1000,
-        "unchanged poll (304)": statistics.median(unchanged[3:]) * 1000,
+    _status, _s, etag = curl(url, headers)
+    idle = idle_rate(site, 2.0)
+    kinds = {
+        "full render": lambda n: (f"{url}{sep}r={n}", headers, 200),
+        "repeat 200": lambda n: (url, headers, 200),
+        "unchanged poll (304)": lambda n: (url, [*headers, f"If-None-Match: {etag}"], 304),
     }
-    for name, ms in out.items():
-        print(f"  {label}, {name:21}: median {ms:6.2f} ms")
-    return out
+    for name, request in kinds.items():
+        for n in range(3):
+            curl(*request(-1 - n)[:2])  # warm: this kind's first answers
+        times = []
+        cpu, started = site.cpu_seconds(), time.monotonic()
+        for n in range(runs):
+            where, sent, expected = request(n)
+            status, seconds, _etag = curl(where, sent)
+            assert status == expected, (status, name, path)
+            times.append(seconds)
+        spent = site.cpu_seconds() - cpu - idle * (time.monotonic() - started)
+        print(
+            f"  {label}, {name:21}: median {statistics.median(times) * 1000:6.2f} ms,"
+            f" site CPU {spent / runs * 1000:5.2f} ms a request"
+        )
 
 
 # --- 22 pollers at once -----------------------------------------------------------------------
@@ -291,8 +302,9 @@ def main() -> None:
         return
     site = start_site(work)
     try:
-        medians(site.url, f"/villages/{vid}/down/", cookies[VILLAGER], args.runs, "lower pane")
-        medians(site.url, "/", "", args.runs, "top page  ")
+        medians(site, f"/villages/{vid}/down/", cookies[VILLAGER], args.runs, "lower pane")
+        medians(site, f"/villages/{vid}/down/", "", args.runs, "spectator ")
+        medians(site, "/", "", args.runs, "top page  ")
     finally:
         site.stop()
     for etags in (False, True):
