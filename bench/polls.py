@@ -15,7 +15,9 @@ measures from outside with curl (`-w %{time_total}`, a new connection each), med
   - a repeat 200: the same path again without a validator (a curl, a first visit): the
     page drawn for that sight is served again;
   - an unchanged repeat poll: with the page's `If-None-Match`, answered 304;
-  and the site's CPU time per request of each kind (its threads', less its idle rate);
+  each also over one kept-alive connection (as a browser polls: no connection made for
+  each request), and the site's CPU time per request of curl's (its threads', less its
+  idle rate);
 * 22 players polling their own lower pane at once for `--seconds` (each its own session
   and kept-alive connection), on a site just started (the first second of a burst draws
   22 panes cold): with `wrk` (apt `wrk`) when it is installed, else a Python client;
@@ -42,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import http.client
 import os
 import re
 import shutil
@@ -120,6 +123,7 @@ def medians(site: Site, path: str, cookie: str, runs: int, label: str) -> None:
     if not etag:  # a site of before issue 40 (--code)
         print(f"  {label}: no ETag")
         del kinds["unchanged poll (304)"]
+    kept = http.client.HTTPConnection("127.0.0.1", site.port, timeout=60)
     for name, request in kinds.items():
         for n in range(3):
             curl(*request(-1 - n)[:2])  # warm: this kind's first answers
@@ -131,10 +135,22 @@ def medians(site: Site, path: str, cookie: str, runs: int, label: str) -> None:
             assert status == expected, (status, name, path)
             times.append(seconds)
         spent = site.cpu_seconds() - cpu - idle * (time.monotonic() - started)
+        alive = []  # the same over one kept-alive connection, as a browser polls
+        for n in range(runs):
+            where, sent, expected = request(runs + n)
+            fields = dict(header.split(": ", 1) for header in sent)
+            began = time.perf_counter()
+            kept.request("GET", where.removeprefix(site.url), headers=fields)
+            answer = kept.getresponse()
+            answer.read()
+            alive.append(time.perf_counter() - began)
+            assert answer.status == expected, (answer.status, name, path)
         print(
-            f"  {label}, {name:21}: median {statistics.median(times) * 1000:6.2f} ms,"
+            f"  {label}, {name:21}: median {statistics.median(times) * 1000:6.2f} ms"
+            f" (kept alive {statistics.median(alive) * 1000:5.2f} ms),"
             f" site CPU {spent / runs * 1000:5.2f} ms a request"
         )
+    kept.close()
 
 
 # --- 22 pollers at once -----------------------------------------------------------------------
