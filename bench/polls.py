@@ -107,6 +107,24 @@ def curl(url: str, headers: list[str]) -> tuple[int, float, str]:
     return int(status), float(seconds), found[1] if found else ""
 
 
+def floor(site: Site, runs: int) -> None:
+    """A static file (the page's script, served by WhiteNoise before any view runs): what
+    a request costs through the stack alone (a connection, daphne, the thread, the
+    middleware)."""
+    from django.templatetags.static import static
+
+    url = site.url + static("villages/js/jinro.js")
+    for _ in range(3):
+        curl(url, [])
+    cpu = site.cpu_seconds()
+    times = [curl(url, [])[1] for _ in range(runs)]
+    spent = site.cpu_seconds() - cpu
+    print(
+        f"  a static file (the stack alone)  : median {statistics.median(times) * 1000:6.2f} ms,"
+        f"                     site CPU {spent / runs * 1000:5.2f} ms a request"
+    )
+
+
 def medians(site: Site, path: str, cookie: str, runs: int, label: str) -> None:
     """curl's medians, and the site's CPU per request (its threads' CPU time over the
     runs, less its idle rate: a figure others' work on the machine hardly moves)."""
@@ -335,6 +353,7 @@ def main() -> None:
         medians(site, f"/villages/{vid}/down/", cookies[VILLAGER], args.runs, "lower pane")
         medians(site, f"/villages/{vid}/down/", "", args.runs, "spectator ")
         medians(site, "/", "", args.runs, "top page  ")
+        floor(site, args.runs)
     finally:
         site.stop()
     for etags in (False, True):
