@@ -13,6 +13,8 @@ from typing import Any
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.contrib.auth.forms import UserChangeForm
+from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
@@ -21,6 +23,7 @@ from django.utils.translation import gettext_lazy as _
 from villages.services.push import after_commit, publish_user
 
 from .models import Ban, Profile
+from .names import holder_of
 
 User = get_user_model()
 
@@ -90,8 +93,23 @@ if admin.site.is_registered(User):
     admin.site.unregister(User)
 
 
+class RenameForm(UserChangeForm):
+    """A user renamed in the admin may not take a name that differs from another user's
+    only in letter case (`accounts.names`; Django's own form for a new user refuses it)."""
+
+    def clean_username(self) -> str:
+        name = self.cleaned_data["username"]
+        held = holder_of(name, besides=self.instance.pk)
+        if held is not None:
+            raise ValidationError(
+                _("「%(name)s」というユーザー名がすでにあります。"), params={"name": held}
+            )
+        return name
+
+
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
+    form = RenameForm
     inlines = [ProfileInline, BanInline]
     list_display = ("username", "is_active", "is_staff", "date_joined", "last_login")
     list_filter = ("is_active", "is_staff", "is_superuser", "date_joined")

@@ -8,7 +8,7 @@ from django.http import HttpRequest
 from ninja import Field, Query, Router, Status
 
 from jinro_site.apiauth import client_ip, optional_user
-from jinro_site.apischema import ANY, NO_NUL, READ, Body, answers, limits
+from jinro_site.apischema import ANY, READ, Body, answers, limits, refused_in_words
 
 from . import selectors, services
 
@@ -17,17 +17,23 @@ router = Router(tags=["accounts"])
 Json = dict[str, Any]
 
 
+# What a pattern can say of the password validators (settings.py): not only digits, as
+# NumericPasswordValidator (which also refuses other scripts' digits: said in words), and
+# no NUL (apischema.NO_NUL).
+PASSWORD = r"^(?![0-9]+$)[^\x00]*$"
+
+
 class CredentialsIn(Body):
     username: str = Field(
         ...,
-        description="letters, digits and @.+-_",
+        description="letters, digits and @.+-_; unique regardless of letter case and width",
         **limits(min_length=1, max_length=150, pattern=r"^[\w.@+-]+$"),
     )
     password: str = Field(
         ...,
         description="8 characters or more, not only digits, not a common password, not like "
         "the username (Django's password validators)",
-        **limits(min_length=8, max_length=128, pattern=NO_NUL),
+        **limits(min_length=8, max_length=128, pattern=PASSWORD),
     )
 
 
@@ -35,6 +41,10 @@ class CredentialsIn(Body):
     "/auth/register",
     response=answers({201: Json}, 400, 409, 429, *ANY),
     summary="Register and get a token",
+    openapi_extra=refused_in_words(
+        "bad_request: also a password the validators refuse, which the pattern cannot say "
+        "(a common password, or one too like the username)"
+    ),
 )
 def register(request: HttpRequest, payload: CredentialsIn) -> Status[Json]:
     user, token = services.register(

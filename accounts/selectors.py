@@ -23,6 +23,7 @@ class Game(TypedDict):
     sub_roles: list[str]
     team: str
     won: bool
+    result: str  # "win", "loss" or "draw" (a drawn village: nobody won, nobody lost)
     survived: bool
     practice: bool  # a practice village (bot seats)
 
@@ -35,6 +36,7 @@ class Tally(TypedDict):
 class Stats(TypedDict):
     games: int
     wins: int
+    draws: int
     by_role: dict[str, Tally]
     by_team: dict[str, Tally]
     sudden_deaths: int
@@ -67,7 +69,7 @@ def history(username: str, *, include_practice: bool = False) -> History:
     games: list[Game] = []
     by_role: dict[str, Tally] = defaultdict(lambda: Tally(games=0, wins=0))
     by_team: dict[str, Tally] = defaultdict(lambda: Tally(games=0, wins=0))
-    wins = 0
+    wins = draws = 0
     for row in seats:
         village = row.village
         result = result_of(Winner(village.winner) if village.winner else None, engine_seat(row))
@@ -82,6 +84,7 @@ def history(username: str, *, include_practice: bool = False) -> History:
                 sub_roles=row.sub_roles,
                 team=result.team.value,
                 won=result.won,
+                result=result.result,
                 survived=result.survived,
                 practice=village.practice,
             )
@@ -89,6 +92,7 @@ def history(username: str, *, include_practice: bool = False) -> History:
         if village.practice and not include_practice:
             continue
         wins += result.won
+        draws += result.drawn
         for bucket in (by_role[row.role], by_team[result.team.value]):
             bucket["games"] += 1
             bucket["wins"] += result.won
@@ -98,6 +102,7 @@ def history(username: str, *, include_practice: bool = False) -> History:
         stats=Stats(
             games=sum(1 for g in games if include_practice or not g["practice"]),
             wins=wins,
+            draws=draws,
             by_role=dict(by_role),
             by_team=dict(by_team),
             sudden_deaths=sudden_deaths(user.get_username()),

@@ -13,10 +13,17 @@ from django.utils.translation import gettext_noop
 
 from villages.engine.errors import BadRequest, NameTaken
 from villages.services.errors import Banned, NotAuthenticated
-from villages.services.ratelimit import LOGIN_LIMIT, REGISTER_LIMIT, rate_limit
+from villages.services.ratelimit import (
+    LOGIN_LIMIT,
+    REGISTER_LIMIT,
+    rate_limit,
+    use_allowance,
+    within_limit,
+)
 
 from .bans import banned_from, login_refusal
 from .models import Profile
+from .names import holder_of
 
 
 def profile_of(user: AbstractBaseUser) -> Profile:
@@ -24,15 +31,28 @@ def profile_of(user: AbstractBaseUser) -> Profile:
     return profile
 
 
+# Refused past REGISTER_LIMIT: how many, and when to try again (README says the limit).
+TOO_MANY_ACCOUNTS = gettext_noop(
+    "この接続元からのユーザー登録は{hours}時間に{count}件までです。"
+    "{minutes}分ほど後にもう一度お試しください。"
+)
+
+
 def register(*, username: str, password: str, ip: str | None) -> tuple[AbstractBaseUser, str]:
-    """A new account and its API token."""
-    rate_limit("register", ip or "-", REGISTER_LIMIT)
+    """A new account and its API token. Only an account made uses up the address's
+    allowance (REGISTER_LIMIT): a refused attempt (a bad password, a name taken) does not."""
+    address = ip or "-"
+    within_limit("register", address, REGISTER_LIMIT, refusal=TOO_MANY_ACCOUNTS)
     username = (username or "").strip()
     User = get_user_model()
     if not username or len(username) > 150:
         raise BadRequest(gettext_noop("ユーザー名は1〜150文字で入力してください。"))
     try:
         User.username_validator(username)  # type: ignore[attr-defined]
+    except ValidationError as exc:
+        raise BadRequest(" ".join(exc.messages)) from exc
+    refuse_taken(username)
+    try:
         validate_password(password, User(username=username))
     except ValidationError as exc:
         raise BadRequest(" ".join(exc.messages)) from exc
@@ -40,9 +60,26 @@ def register(*, username: str, password: str, ip: str | None) -> tuple[AbstractB
         with transaction.atomic():
             user = User.objects.create_user(username=username, password=password)
             profile = profile_of(user)
-    except IntegrityError as exc:
-        raise NameTaken(gettext_noop("そのユーザー名はすでに使われています。")) from exc
+    except IntegrityError as exc:  # taken meanwhile (the unique index on the folded name)
+        raise NameTaken(NAME_TAKEN) from exc
+    use_allowance("register", address, REGISTER_LIMIT)
     return user, profile.api_token
+
+
+NAME_TAKEN = gettext_noop("そのユーザー名はすでに使われています。")
+NAME_TAKEN_AS = gettext_noop(
+    "「{name}」というユーザー名がすでにあります。"
+    "大文字と小文字、全角と半角の違いだけの名前は同じ名前とみなします。"
+)
+
+
+def refuse_taken(username: str) -> None:
+    """NameTaken when the name, or one that differs from it only in letter case or width,
+    is someone's already."""
+    held = holder_of(username)
+    if held is None:
+        return
+    raise NameTaken(NAME_TAKEN) if held == username else NameTaken(NAME_TAKEN_AS, name=held)
 
 
 def token_for(*, username: str, password: str, ip: str | None) -> str:

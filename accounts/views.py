@@ -68,7 +68,7 @@ class LogoutView(auth_views.LogoutView):
 
 
 def register(request: HttpRequest) -> HttpResponse:
-    error = None
+    error = refusal = None
     status = 200
     if request.method == "POST":
         form = RegisterForm(request.POST)
@@ -80,7 +80,7 @@ def register(request: HttpRequest) -> HttpResponse:
                     ip=_ip(request),
                 )
             except RuleError as exc:
-                error, status = error_text(exc), http_status(exc)
+                refusal, error, status = exc, error_text(exc), http_status(exc)
             else:
                 login(request, user, backend="accounts.backends.BanAwareBackend")
                 messages.success(request, _("登録しました。ようこそ！"))
@@ -93,12 +93,15 @@ def register(request: HttpRequest) -> HttpResponse:
             status = 400
     else:
         form = RegisterForm()
-    return render(
+    response = render(
         request,
         "accounts/register.html",
         {"form": form, "error": error, "next": request.GET.get("next", "")},
         status=status,
     )
+    if wait := getattr(refusal, "retry_after", None):
+        response["Retry-After"] = str(wait)
+    return response
 
 
 def _mail_confirmation(
@@ -233,6 +236,7 @@ def history(request: HttpRequest, username: str) -> HttpResponse:
             "games": games,
             "stats": stats,
             "win_rate": round(100 * stats["wins"] / stats["games"]) if stats["games"] else 0,
+            "losses": stats["games"] - stats["wins"] - stats["draws"],
             "by_role": by_role,
             "by_team": by_team,
             "sudden_deaths": selectors.sudden_deaths(username),

@@ -95,8 +95,9 @@ def _auth_root() -> str:
 @api.exception_handler(RuleError)
 def on_rule_error(request: HttpRequest, exc: RuleError) -> HttpResponse:
     response = error_response(request, exc.code, exc.message, http_status(exc))
-    if exc.code in RETRY_AFTER:
-        response["Retry-After"] = str(RETRY_AFTER[exc.code])
+    wait = getattr(exc, "retry_after", None) or RETRY_AFTER.get(exc.code)
+    if wait:
+        response["Retry-After"] = str(wait)
     return response
 
 

@@ -29,10 +29,12 @@ def optional_user(request: HttpRequest) -> AbstractBaseUser | None:
     """The caller, or None for a spectator; a bad token is an error, not a spectator."""
     key = _token(request)
     if key is not None:
-        # Looked up once per request (jinro_site.api checks the caller before the body).
-        user = request.__dict__.get("_token_user", _UNKNOWN)
+        # Looked up once per request (jinro_site.api checks the caller before the body,
+        # then the endpoint asks again): kept in a request attribute of our own, set as
+        # Django's middleware set theirs (HttpRequest, "Attributes set by middleware").
+        user = getattr(request, "jinro_token_user", _UNKNOWN)
         if user is _UNKNOWN:
-            user = request.__dict__["_token_user"] = user_for_token(key)
+            user = request.jinro_token_user = user_for_token(key)
         if user is None:
             raise NotAuthenticated(gettext_noop("トークンが正しくありません。"))
         return user

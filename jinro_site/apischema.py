@@ -20,6 +20,7 @@ ERROR_CODES = {
         "already_seated",
         "name_taken",
         "wrong_phase",
+        "phase_changed",
         "already_voted",
         "already_acted",
         "no_objections_left",
@@ -118,6 +119,13 @@ class ErrorOut(Schema):
 ANY = (401, 403, 405, 500, 503)
 READ = (*ANY, 404)
 WRITE = (400, *READ, 403, 409, 429)
+
+
+def refused_in_words(description: str) -> dict[str, Any]:
+    """An operation's `openapi_extra` for a 400 that the schema's types cannot state (a
+    rule told in words, or one that depends on what is stored): the document says when
+    it comes, so that a client (and our fuzz test) knows a valid body may still get it."""
+    return {"responses": {400: {"description": description}}}  # ninja keys them by number
 
 
 def answers(ok: dict[int, Any], *errors: int) -> dict[int, Any]:

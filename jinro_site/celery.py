@@ -18,9 +18,9 @@ app.autodiscover_tasks()
 
 @worker_process_shutdown.connect
 def _close_process_loop(**_kwargs: object) -> None:
-    # Let the channel layer close its Redis connections with the loop that opened them.
+    # The process's loop (where its tasks' sends ran) ends with the process, its sends done.
     # (Imported here: this module is imported by jinro_site/__init__.py, before Django is
-    # set up, and the runtime imports the channel layers' machinery.)
+    # set up.)
     from jinro_site.runtime import stop_process_loop
 
     stop_process_loop()

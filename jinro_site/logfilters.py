@@ -44,6 +44,24 @@ def _about_redis(record: logging.LogRecord) -> bool:
     return isinstance(exc, OSError) and record.name.startswith("channels_redis")
 
 
+# What channels-redis's pub/sub layer logs (on its module's logger) when a receive that was
+# cancelled fails to unsubscribe its channel.
+CLEANUP_LOGGER = "channels_redis.pubsub"
+CLEANUP_MESSAGE = "Unexpected exception while cleaning-up channel"
+
+
+def shutdown_cleanup(record: logging.LogRecord) -> bool:
+    """The record is channels-redis's for a channel's unsubscribe that was itself
+    cancelled (daphne stopping with the socket open): that logger, that message, a
+    CancelledError."""
+    error = record.exc_info[1] if record.exc_info else None
+    return (
+        isinstance(error, asyncio.CancelledError)
+        and record.name == CLEANUP_LOGGER
+        and record.getMessage().startswith(CLEANUP_MESSAGE)
+    )
+
+
 class QuietRedisOutage(logging.Filter):
     """While Redis is away, everything that uses it fails and says so: channels-redis's
     receive loop each second, daphne for each socket that connects, the health check and
@@ -57,10 +75,11 @@ class QuietRedisOutage(logging.Filter):
     QUIET_FOR seconds without an error about it, the next one is a new outage, and its
     warning counts what the last one left out.
 
-    It also drops the traceback logged for every socket open when daphne stops: each
-    socket's channel is unsubscribed as its task is cancelled, and daphne's shutdown
-    cancels that cleanup too (a CancelledError). Nothing is wrong then (the
-    subscriptions end with the process's connection)."""
+    It also drops the traceback channels-redis logs for every socket open when daphne
+    stops (`shutdown_cleanup`): each socket's channel is unsubscribed as its task is
+    cancelled, and daphne's shutdown cancels that cleanup too. Nothing is wrong then (the
+    subscriptions end with the process's connection). Any other record of a
+    cancellation passes as it is."""
 
     QUIET_FOR = 60.0
 
@@ -71,8 +90,7 @@ class QuietRedisOutage(logging.Filter):
         self.left_out = 0
 
     def filter(self, record: logging.LogRecord) -> bool:
-        error = record.exc_info[1] if record.exc_info else None
-        if isinstance(error, asyncio.CancelledError):
+        if shutdown_cleanup(record):
             return False
         now = time.monotonic()
         mark = getattr(record, OUTAGE_MARK, None)

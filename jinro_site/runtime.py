@@ -1,12 +1,10 @@
-"""Where synchronous service code meets the channel layer, and the process's clockwork.
+"""The process's clockwork: its long-lived event loop, the embedded sweep ticker, and
+the garbage collector's tuning.
 
-* Pushes leave from synchronous code (a request's thread, the sweep, a Celery task):
-  `publish(sends)` hands one commit's sends to the layer's `post_many` (the site's layers,
-  `jinro_site.memory_layer` and `jinro_site.redis_layer`), and `listening(groups)` asks
-  it who listens. The Redis layer runs a commit's sends on an event loop the calling
-  thread keeps; a layer of another kind gets its `group_send`s on this process's
-  long-lived loop (`process_loop()`) — never on a fresh loop per send ("Event loop is
-  closed", django/channels_redis#332).
+* `process_loop()`: one event loop per process, in a daemon thread, started on first use
+  (again after a fork): where synchronous code's sends to the channel layer run when no
+  socket hub runs in the process (`jinro_site.livebus`) — never a fresh loop per send
+  ("Event loop is closed", django/channels_redis#332), so nothing is left behind per call.
 * `SweepTicker`: the embedded site's clock, a thread that runs the deadline sweep every
   JINRO_SWEEP_INTERVAL seconds (Celery beat does it in production).
 * `tune_gc_for_a_server()`: fewer garbage collections in a process holding many sockets.
@@ -18,17 +16,13 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any, TypeVar
 
-from channels.layers import get_channel_layer
 from django.core.exceptions import ImproperlyConfigured
 from django.db import close_old_connections
 
 logger = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 # When the request being served arrived (`time.monotonic()`; None outside a request): the
 # waits of its work share one budget from then (villages.services.gate).
@@ -46,7 +40,6 @@ class LoopThread:
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
         self.loop.run_forever()
-        # Closing runs the channel layer's per-loop clean-up (channels_redis wraps close()).
         self.loop.close()
 
     def stop(self, timeout: float = 5) -> None:
@@ -144,73 +137,9 @@ def gc_thresholds() -> tuple[int, int, int]:
     return young, middle, old
 
 
-def run_on_process_loop(work: Coroutine[Any, Any, T]) -> T:
-    """Run the coroutine `work` on this process's long-lived loop from synchronous code
-    (never from that loop itself), and wait for its result."""
-    loop = process_loop()
-    try:
-        running = asyncio.get_running_loop()
-    except RuntimeError:
-        running = None
-    if running is loop:
-        work.close()
-        raise RuntimeError("run_on_process_loop() was called on the process loop itself")
-    return asyncio.run_coroutine_threadsafe(work, loop).result()
-
-
-def listening(groups: Sequence[str]) -> set[str]:
-    """Which of `groups` have a member now, in any process (every group, for a layer that
-    cannot tell). A socket joins its groups before it reads the database, so one that
-    joins after this answer reads what the caller committed before asking."""
-    if not groups:
-        return set()
-    layer = get_channel_layer()
-    ask = getattr(layer, "listening_now", None)
-    if ask is None:
-        return set(groups)
-    try:
-        return set(ask(list(groups)))
-    except Exception:
-        logger.warning("channel layer: could not tell who listens", exc_info=True)
-        return set(groups)
-
-
-def publish(sends: Sequence[tuple[str, dict[str, Any]]]) -> list[BaseException]:
-    """Send each `(group, message)` of one commit, in order, from synchronous code; the
-    failures, for the caller to log (a failed send does not stop the others).
-
-    The site's layers take them at once (`post_many`): the in-process one queues them on
-    its consumers' loop in the order they were posted; the Redis one publishes them on
-    this process's loop, a commit at a time. Another layer gets its `group_send`s on this
-    process's loop, one after another. The sends are never cut short: the command is
-    committed, and every viewer must hear of it.
-    """
-    if not sends:
-        return []
-    layer = get_channel_layer()
-    post_many = getattr(layer, "post_many", None)
-    if post_many is not None:
-        try:
-            if post_many(list(sends)):
-                return []
-        except Exception as error:
-            return [error] * len(sends)
-
-    async def send_each() -> list[BaseException]:
-        failures: list[BaseException] = []
-        for group, message in sends:
-            try:
-                await layer.group_send(group, message)
-            except Exception as error:
-                failures.append(error)
-        return failures
-
-    return run_on_process_loop(send_each())
-
-
 class SweepTicker(threading.Thread):
     """Calls `target` every `interval` seconds in this thread until stopped (the embedded
-    site's clock: its pushes reach the sockets through the layer's `post_many`).
+    site's clock: what it commits is published like any commit, `jinro_site.livebus`).
 
     A failing sweep is logged and the ticker goes on: it must never take the server down.
     The same failure repeated is logged in full once a minute, not every tick.

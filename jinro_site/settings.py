@@ -252,17 +252,27 @@ def _redis_db(url: str) -> int:
     return int(path) if path.isdigit() else 0
 
 
+# The layers are the stack's own, used through the Channels layer API only: each socket
+# process hears them through one channel (villages.consumers.hub), so one event per commit
+# crosses them (jinro_site.livebus), never a rendering per viewer.
 if EMBEDDED:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "jinro_site.memory_layer.ProcessChannelLayer"}}
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels.layers.InMemoryChannelLayer",
+            # The hub's one channel holds every village's events until it reads them.
+            "CONFIG": {"capacity": 10_000},
+        }
+    }
     # Nothing consumes this broker: the embedded site sweeps in its own process.
     CELERY_BROKER_URL = "memory://"
     CELERY_RESULT_BACKEND = "cache+memory://"
 else:
     CHANNEL_LAYERS = {
         "default": {
-            # channels-redis's pub/sub layer (the fastest and leanest measured here), which
-            # also tells consumers when it got Redis back so they catch up from the database.
-            "BACKEND": "jinro_site.redis_layer.RedisChannelLayer",
+            # channels-redis's pub/sub layer (the fastest and leanest measured here). It
+            # needs PUBLISH, SUBSCRIBE, UNSUBSCRIBE and PING of its Redis account, no key
+            # and no CLIENT command (docs/operations.md).
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": {
                 "hosts": [
                     {
@@ -281,6 +291,10 @@ else:
     }
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
+    # Every key the site writes starts with "jinro:" (the cache's KEY_PREFIX too), so that
+    # its Redis account may be limited to its own keys (docs/operations.md).
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"global_keyprefix": "jinro:"}
+    CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"global_keyprefix": "jinro:"}
     # One cache for every node: rate limits count across processes.
     CACHES = {
         "default": {
@@ -321,6 +335,10 @@ JINRO_DEFAULTS: dict[str, int | bool] = {
     "JINRO_AIWOLF_TIMEOUT": 60,
     # Site operation, not game rules:
     "JINRO_SWEEP_INTERVAL": 1,  # seconds between two sweeps (ticker or Celery beat)
+    # How often a socket process's hub asks the database for the versions of the villages
+    # its sockets watch, and pings itself through the channel layer (villages.consumers.hub):
+    # a change whose event was lost reaches the screens within two of these.
+    "JINRO_LIVE_HEARTBEAT_MS": 2000,
     # Past capacity (issue 14): a request that waited this long for a thread, or a write
     # for its turn (villages.services.gate), is refused with 503 and Retry-After. A read
     # (GET, HEAD: a burst of polls) queues longer: it is refused only when the site is

@@ -43,12 +43,22 @@ def missing_services() -> str | None:
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Gather the static files, as bin/run does: pages name the hashed files of the
     manifest that `collectstatic` writes (WhiteNoise's storage), here and in the site
-    processes the tests start. (Not for the engine's tests alone, run without Django.)"""
+    processes the tests start. (Not for the engine's tests alone, run without Django.)
+
+    Runs side by side (CI's stages) gather one at a time, under a lock on var/; with
+    JINRO_STATIC_GATHERED=1 (CI gathers once, before its stages) not at all."""
     if not session.config.pluginmanager.hasplugin("django"):
         return
+    if os.environ.get("JINRO_STATIC_GATHERED") == "1":
+        return
+    import fcntl
+
     from django.core.management import call_command
 
-    call_command("collectstatic", interactive=False, verbosity=0)
+    (ROOT / "var").mkdir(exist_ok=True)
+    with open(ROOT / "var" / ".collectstatic.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        call_command("collectstatic", interactive=False, verbosity=0)
 
 
 # --- The `services` marker -------------------------------------------------------------------
@@ -134,7 +144,7 @@ def subprocess_env() -> dict[str, str]:
 
     env = dict(os.environ)
     env["DATABASE_URL"] = database_url(connections["default"].settings_dict)
-    env["DJANGO_SETTINGS_MODULE"] = "jinro_site.settings"
+    env["DJANGO_SETTINGS_MODULE"] = "tests.site_settings"  # the site's, hashing fast
     env["PYTHONUNBUFFERED"] = "1"
     for name in ("JINRO_WRITE_WAIT_MS", "JINRO_QUEUE_WAIT_MS", "JINRO_READ_QUEUE_WAIT_MS"):
         env.setdefault(name, str(UNHURRIED_MS))

@@ -68,6 +68,25 @@ def test_the_readme_shows_the_two_commands_of_a_new_user():
     assert "bin/test" in commands, "the command that sets up and runs the tests"
 
 
+def test_the_readmes_second_step_says_the_village_needs_a_name():
+    """Issue 39, item 17: the create form refuses a village without a name."""
+    readme = (ROOT / "README.md").read_text()
+    step = readme[readme.index("2. **Create a village**") : readme.index("3. **Sit down**")]
+    assert "name" in step, step
+
+
+def test_the_readmes_several_accounts_advice_says_the_registration_limit():
+    """Issue 39, item 8: trying several accounts alone meets the registration limit."""
+    from villages.services.ratelimit import REGISTER_LIMIT
+
+    readme = (ROOT / "README.md").read_text()
+    advice = readme[readme.index("several accounts play from one machine") :]
+    advice = " ".join(advice[: advice.index("\n\n")].split())
+    count, window = REGISTER_LIMIT
+    assert window == 3600 and f"register {count} accounts an hour" in advice, advice
+    assert "JINRO_RATE_LIMIT_ENABLED=0" in advice
+
+
 def try_alone() -> dict[str, str]:
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"<!-- try-alone -->\n```sh\n(.*?)```", readme, flags=re.DOTALL)

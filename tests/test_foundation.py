@@ -8,9 +8,9 @@ import re
 import subprocess
 import sys
 import threading
+import time
 import types
 import urllib.request
-from functools import partial
 from pathlib import Path
 
 import pytest
@@ -18,9 +18,10 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings as django_settings
 
+from jinro_site import livebus
 from jinro_site.dburl import parse_database_url
-from jinro_site.runtime import SweepTicker, publish
-from villages.groups import viewer_group, village_events
+from jinro_site.runtime import SweepTicker
+from villages.groups import village_changed, village_group
 from villages.services import clock
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,6 +88,8 @@ def test_every_spec_setting_has_its_default():
         "JINRO_SQLITE_TIMEOUT": 5,
         "JINRO_WS_BURST": 20,
         "JINRO_WS_PER_MINUTE": 60,
+        # The live screens (issue 40): the socket hub's heartbeat.
+        "JINRO_LIVE_HEARTBEAT_MS": 2000,
     }
     defaults = django_settings.JINRO_DEFAULTS
     assert {name: defaults[name] for name in expected} == expected
@@ -255,9 +258,11 @@ def token_of_new_user(username: str) -> str:
     return profile_of(get_user_model().objects.create_user(username, password="x")).api_token
 
 
-def cue(n: int) -> dict:
-    """What services push to a village's spectators: a cue frame in an envelope."""
-    return village_events([{"type": "objection", "seat_no": n}], viewer=None, user=None, version=0)
+def cue(village_id: int, n: int) -> dict:
+    """What services publish for a village: an event (of the next version) with a cue."""
+    return village_changed(
+        village_id, version=n, since=n - 1, cues=[{"type": "objection", "seat_no": n}]
+    )
 
 
 async def open_spectator_socket(village_id: int) -> WebsocketCommunicator:
@@ -278,7 +283,7 @@ async def assert_group_event_reaches_socket(layer) -> None:
     village_id = await database_sync_to_async(new_village_id)()
     communicator = await open_spectator_socket(village_id)
     try:
-        await layer.group_send(viewer_group(village_id, None), cue(1))
+        await layer.group_send(village_group(village_id), cue(village_id, 1))
         expected = {"type": "objection", "seat_no": 1}
         assert await communicator.receive_json_from(timeout=5) == expected
     finally:
@@ -298,7 +303,7 @@ async def test_websocket_round_trip_through_in_memory_layer(settings, channel_la
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
 async def test_websocket_round_trip_through_redis_layer(channel_layer):
-    assert type(channel_layer).__name__ == "RedisChannelLayer"
+    assert type(channel_layer).__name__ == "RedisPubSubChannelLayer"
     await assert_group_event_reaches_socket(channel_layer)
 
 
@@ -389,15 +394,16 @@ async def test_another_sites_page_with_an_empty_token_is_still_refused():
 
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
-async def test_sync_code_publishes_to_sockets_on_the_process_loop(channel_layer):
-    """What a Celery task, a request or the ticker does: publish from sync code (the Redis
-    layer's sends run on the process's long-lived loop)."""
+async def test_sync_code_publishes_to_sockets_from_any_thread(channel_layer):
+    """What a Celery task, a request or the ticker does: publish from sync code, in a
+    thread of its own (the send runs on the loop of the hub, or the process's long-lived
+    loop, never on a loop of its own)."""
     village_id = await database_sync_to_async(new_village_id)()
     communicator = await open_spectator_socket(village_id)
     try:
         for n in (1, 2):  # twice: the loop and its Redis connections outlive one send
-            sends = [(viewer_group(village_id, None), cue(n))]
-            assert await asyncio.to_thread(publish, sends) == []
+            event = cue(village_id, n)
+            await asyncio.to_thread(livebus.publish, village_group(village_id), event)
             expected = {"type": "objection", "seat_no": n}
             assert await communicator.receive_json_from(timeout=5) == expected
     finally:
@@ -415,24 +421,28 @@ class SlowLayer:
         self.sent.append(group)
 
 
-async def test_a_push_reaches_every_group_even_when_its_request_is_cancelled(monkeypatch):
+async def test_a_push_is_sent_even_when_its_request_is_cancelled(monkeypatch):
     """A browser that navigates while its POST is pending makes Django cancel the request
-    mid-push; the viewers after the cut must still get the committed command's frames."""
+    mid-push; the committed commands' events must still go out, in order."""
     from asgiref.sync import sync_to_async
 
-    import jinro_site.runtime as runtime
-
     layer = SlowLayer()
-    monkeypatch.setattr(runtime, "get_channel_layer", lambda: layer)
-    groups = [f"village.1.seat.{n}" for n in range(1, 11)]
-    view = partial(runtime.publish, [(g, {"type": "x"}) for g in groups])
-    request = asyncio.ensure_future(sync_to_async(view)())
-    while len(layer.sent) < 2:  # the push has begun
+    monkeypatch.setattr(livebus, "get_channel_layer", lambda: layer)
+    groups = [f"village.{n}" for n in range(1, 11)]
+
+    def commits() -> None:
+        for group in groups:
+            livebus.publish(group, {"type": "x"})
+            if group == groups[1]:
+                time.sleep(0.05)  # the request is cancelled about here
+
+    request = asyncio.ensure_future(sync_to_async(commits)())
+    while len(layer.sent) < 1:  # the sends have begun
         await asyncio.sleep(0.005)
     request.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await request
-    for _ in range(200):  # the sends go on, on the process loop, to the last group
+    for _ in range(200):  # the sends go on, on the bus loop, to the last group
         if len(layer.sent) == len(groups):
             break
         await asyncio.sleep(0.02)
@@ -477,7 +487,7 @@ def test_group_event_reaches_a_socket_of_the_daphne_process(daphne_server):
             async with websockets.connect(ws_url, origin=daphne_server) as socket:
                 assert json.loads(await asyncio.wait_for(socket.recv(), 10))["type"] == "state"
                 await socket.send(json.dumps({"type": "ping"}))
-                await layer.group_send(viewer_group(village_id, None), cue(3))
+                await layer.group_send(village_group(village_id), cue(village_id, 3))
                 received = await asyncio.wait_for(socket.recv(), 10)
                 assert json.loads(received) == {"type": "objection", "seat_no": 3}
         finally:

@@ -8,10 +8,20 @@ from typing import Annotated, Any, Literal
 
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema, Status
-from pydantic import create_model
+from pydantic import Discriminator, Tag, create_model
 
 from jinro_site.apiauth import client_ip, optional_user, require_user
-from jinro_site.apischema import NO_NUL, READ, WRITE, AnObject, Body, Int, answers, limits
+from jinro_site.apischema import (
+    NO_NUL,
+    READ,
+    WRITE,
+    AnObject,
+    Body,
+    Int,
+    answers,
+    limits,
+    refused_in_words,
+)
 from villages import bots, selectors
 from villages.engine import MAX_PLAYERS, MIN_PLAYERS, speech
 from villages.engine.cast import OPTION_FLAGS
@@ -62,11 +72,26 @@ class RealTime(Body):
     night_seconds: Int = Field(..., description="real seconds", **limits(ge=_MIN_PHASE))
 
 
+def _time_mode(value: Any) -> str | None:
+    """The tag of a time: a body's `mode` (virtual when it names none), or a model's."""
+    if isinstance(value, dict):
+        return value.get("mode", "virtual")
+    return getattr(value, "mode", None)
+
+
+# The time, told by its `mode` (virtual when it names none): a time that is no object
+# ("virtual", 5, a list, null) or of an unknown mode is a bad request, not virtual time.
+TimeIn = Annotated[
+    Annotated[VirtualTime, Tag("virtual")] | Annotated[RealTime, Tag("realtime")],
+    Discriminator(_time_mode),
+    AnObject,
+]
+
 # The host's options are the engine's (`cast.Options`): a new flag there is one here too.
 OptionsIn = create_model(
     "OptionsIn",
     __base__=Body,
-    time=(VirtualTime | RealTime, Field(default_factory=VirtualTime)),
+    time=(TimeIn, Field(default_factory=VirtualTime)),
     **{name: (bool, False) for name in OPTION_FLAGS},  # type: ignore[call-overload]
 )
 
@@ -127,6 +152,13 @@ class CastIn(Body):
     sub_roles: dict[str, list[SubRole]] = Field(default_factory=dict, json_schema_extra=SEAT_KEYS)
 
 
+# Where a command was made (API.md's `day`/`phase`): once the village has moved on, the
+# command is refused 409 `phase_changed` and nothing is stored.
+PhaseName = Literal["waiting", "night", "day", "ended"]
+SCENE_DAY = "the day the command was made on (State.village.day): with phase, refused 409 "
+SCENE_DAY += "phase_changed once the village is no longer there"
+SCENE_PHASE = "the phase the command was made in (State.village.phase), as day"
+
 # Talk: at most SPEECH_MAX_LINES lines, the last of them not blank (so: not only spaces).
 _L = rf"[^\n{_LINE_OFF}]"  # a character of a line
 TEXT = rf"^(?:{_L}*\n){{0,{_RULES.speech_max_lines - 1}}}{_L}*[^\s{_LINE_OFF}]{_L}*$"
@@ -142,15 +174,27 @@ class MessageIn(Body):
     )
     channel: Literal["talk", "will", "heaven"] = "talk"
     volume: Literal["strong", "normal", "weak"] = "normal"
+    day: Int | None = Field(None, description=SCENE_DAY, **limits(ge=0))
+    phase: PhaseName | None = Field(None, description=SCENE_PHASE)
 
 
 class VoteIn(Body):
     target: Int = Field(..., **limits(ge=1))
+    day: Int | None = Field(None, description=SCENE_DAY, **limits(ge=0))
+    phase: PhaseName | None = Field(None, description=SCENE_PHASE)
+    round: Int | None = Field(
+        None,
+        description="the vote round the ballot was cast in (1 + the day's rounds in "
+        "State.votes; a revote frame's round): after a revote, refused 409 phase_changed",
+        **limits(ge=1),
+    )
 
 
 class NightActionIn(Body):
     action: Literal["attack", "divine", "guard", "cupid"]
     targets: list[Int] = Field(..., **limits(min_items=1, max_items=2))
+    day: Int | None = Field(None, description=SCENE_DAY, **limits(ge=0))
+    phase: PhaseName | None = Field(None, description=SCENE_PHASE)
 
 
 # The header of a command that may be sent again (documented on each such operation).
@@ -293,6 +337,9 @@ def set_agents(request: HttpRequest, village_id: int, payload: AgentsIn) -> Json
     "/villages/{village_id}/agents/{seat_no}",
     response=answers({204: None}, *WRITE),
     summary="Remove an AIWolf agent's seat (the host or staff, before the start)",
+    openapi_extra=refused_in_words(
+        "bad_request: the seat is not an AIWolf agent's (a person's, a bot's, or none)"
+    ),
 )
 def remove_agent(request: HttpRequest, village_id: int, seat_no: int) -> Status[None]:
     agent_seats.remove(**actor(request, village_id), seat_no=seat_no)

@@ -80,13 +80,30 @@ class CreateVillageForm(forms.Form):
 
 
 class IconChoice(forms.RadioSelect):
+    """The icons as pictures, each marked with who in the village wears it already."""
+
     template_name = "villages/widgets/icon_radio.html"
     option_template_name = "villages/widgets/icon_option.html"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.worn_by: dict[int, list[str]] = {}
+
+    def create_option(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        option = super().create_option(*args, **kwargs)
+        instance = getattr(option["value"], "instance", None)
+        option["worn_by"] = self.worn_by.get(instance.pk, []) if instance is not None else []
+        return option
+
+
+class IconField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Any) -> str:
+        return wording.site_name(obj.name)  # the site's own icons, in the page's language
 
 
 class SeatForm(forms.Form):
     handle_name = forms.CharField(label=_("ハンドル名"), max_length=40)
-    icon = forms.ModelChoiceField(
+    icon = IconField(
         label=_("アイコン"),
         queryset=Icon.objects.choosable(),
         widget=IconChoice,
@@ -99,6 +116,11 @@ class SeatForm(forms.Form):
         widget=forms.PasswordInput(render_value=True),
         help_text=_("合言葉から◆で始まる印が作られます。合言葉そのものは保存されません。"),
     )
+
+    def __init__(self, *args: Any, worn_by: dict[int, list[str]] | None = None, **kwargs: Any):
+        """`worn_by`: the village's icons already taken, by icon id → the seats' names."""
+        super().__init__(*args, **kwargs)
+        self.fields["icon"].widget.worn_by = worn_by or {}
 
 
 TALK_MODES = (

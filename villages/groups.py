@@ -1,18 +1,22 @@
-"""Channel-layer group names and the envelopes pushed to them, shared by both ends.
+"""What travels between the processes of a site, and what a socket process hands its
+sockets: the channel-layer groups, the events published to them, and the envelopes.
 
-A socket hears exactly three groups:
+**Between processes** (the channel layer, `jinro_site.livebus`) travel small events,
+never a rendering for a viewer:
 
-* its viewer's own group of its village (one seat, or every spectator), in the socket's
-  flavour: `viewer_group` for API.md's JSON frames, `screen_group` for the game screen's
-  HTML parts. `villages.services.push` computes what each carries for that one viewer with
-  the engine's visibility function, so what the group carries is what the viewer may see;
-* `roster_group(village_id)`: who holds which seat, sent while seats can change (before
-  the start). It carries no game content; a socket uses it to notice that its user sat,
-  left or was kicked, and then re-resolves its viewer. It is never relayed to the socket;
-* `user_group(user_id)` of a logged-in socket: its user was banned (or unbanned).
+* `village_group(id)`: one `village.changed` event per commit of the village (its version,
+  the version it followed, its public cues, what the staff hid or showed), and
+  `agent.replaced` when a newer socket of an AIWolf agent takes its seat;
+* `USERS_GROUP`: `user.changed` when a user's standing changed (a ban).
 
-Nothing else public-wide exists: there is no "everyone in the village" group. A push goes
-only to the groups that someone listens to, and only where the viewer's view changed.
+Each socket process hears these through one channel of its own (`villages.consumers.hub`)
+and works out there, once per distinct viewer, what each of its sockets may see
+(`villages.fanout`, with the engine's visibility function): a change a viewer may not see
+reaches no socket of that viewer.
+
+**Within a socket process** the hub hands its sockets envelopes: `village.events` (API.md's
+JSON frames for one viewer), `village.screen` (a screen delta, shared by the viewers who
+see the change alike), and signals (`village.catch_up`, `village.reload`, `user.changed`).
 """
 
 from __future__ import annotations
@@ -21,41 +25,68 @@ import hashlib
 import json
 from typing import Any
 
+# Events between processes.
+VILLAGE_CHANGED = "village.changed"
+AGENT_REPLACED = "agent.replaced"
+USER_CHANGED = "user.changed"
+USERS_GROUP = "jinro.users"
+
+# Envelopes and signals a hub hands its sockets.
 VILLAGE_EVENTS = "village.events"
 VILLAGE_SCREEN = "village.screen"
-VILLAGE_ROSTER = "village.roster"
-USER_CHANGED = "user.changed"
+VILLAGE_CATCH_UP = "village.catch_up"  # read what the socket lacks (its user moved seats)
+VILLAGE_RELOAD = "village.reload"  # the hub could not follow: read everything again
 
 
-def viewer_group(village_id: int, seat_no: int | None) -> str:
-    """The group of one viewer of a village: a seat, or every spectator (seat None)."""
-    if seat_no is None:
-        return f"village.{village_id}.spectators"
-    return f"village.{village_id}.seat.{seat_no}"
-
-
-def screen_group(village_id: int, seat_no: int | None) -> str:
-    """The game screen's group of one viewer of a village (see `viewer_group`)."""
-    return viewer_group(village_id, seat_no) + ".screen"
-
-
-def agent_group(village_id: int, seat_no: int) -> str:
-    """The sockets of an AIWolf agent's seat: a newer one tells an older one to close."""
-    return f"village.{village_id}.agent.{seat_no}"
-
-
-def user_group(user_id: int) -> str:
-    return f"user.{user_id}"
-
-
-def roster_group(village_id: int) -> str:
-    """Seat-ownership signals of a village (never relayed to a socket)."""
-    return f"village.{village_id}.roster"
+def village_group(village_id: int) -> str:
+    """The group a village's events are published to (every socket process of the site
+    that watches the village hears them)."""
+    return f"village.{village_id}"
 
 
 def encode(frame: dict[str, Any]) -> str:
     """A frame as the socket sends it (compact JSON, UTF-8 as is)."""
     return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+
+
+def village_changed(
+    village_id: int,
+    *,
+    version: int,
+    since: int,
+    cues: list[dict[str, Any]],
+    moderated: dict[str, Any] | None = None,
+    follow: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One commit of a village, as published: `version` (its sequence number: every
+    commit bumps it by one) and `since` (the version it followed), the public cues of the
+    commit (objection, revote, dawn, game over, alert), and `moderated`: `{"lines": [row
+    id], "hidden": bool}` when the staff hid or showed lines; `follow`, for a commit that
+    moved only the clock, its lines and the village row's clock (`villages.fanout.following`).
+    Whoever follows the village works out from it, or from the database, what its viewers
+    may see of it."""
+    event: dict[str, Any] = {
+        "type": VILLAGE_CHANGED,
+        "village": village_id,
+        "version": version,
+        "since": since,
+        "cues": cues,
+    }
+    if moderated is not None:
+        event["moderated"] = moderated
+    if follow is not None:
+        event["follow"] = follow
+    return event
+
+
+def agent_replaced(village_id: int, seat_no: int, by: str) -> dict[str, Any]:
+    """A newer socket (`by`) of an AIWolf agent took the agent's seat: older ones close."""
+    return {"type": AGENT_REPLACED, "village": village_id, "seat_no": seat_no, "by": by}
+
+
+def user_changed(user_id: int) -> dict[str, Any]:
+    """A user's standing changed (a ban): its sockets read it again."""
+    return {"type": USER_CHANGED, "user": user_id}
 
 
 def encoded_frame(frame: dict[str, Any], text: str | None = None) -> list[Any]:
@@ -78,18 +109,17 @@ def village_events(
     last: int | None = None,
     widen: bool = False,
 ) -> dict[str, Any]:
-    """What one commit pushes to one viewer: its frames, in order, and how to place them.
+    """What one change brings one viewer: its frames, in order, and how to place them.
 
     * `frames`: `[type, message id or None, the frame encoded]` (`encoded_frame`; an
-      event given so already is kept): encoded once, so a socket forwards the text and the
-      layer copies no nested dicts;
+      event given so already is kept): encoded once, so a socket forwards the text;
     * `viewer`, `user`: whom the frames were computed for (seat number and its user id, or
       None, None for spectators); a socket drops frames that are not its viewer's.
     * `version`: the village version the `state` frame shows; older states are dropped.
     * `prev`, `last`: the number (`villages.line_numbers`) of the last line before this
-      commit's that *this viewer* may see, and of the commit's last line it may see (None
+      change's that *this viewer* may see, and of the change's last line it may see (None
       when it brought the viewer none).
-      A socket that has not handled every line up to `prev` missed a push and reads the
+      A socket that has not handled every line up to `prev` missed a change and reads the
       gap from the database.
     * `widen`: what this viewer may see has just widened (its death, the end of the
       game); the socket sends its whole log again, as the viewer now sees it.
@@ -106,28 +136,13 @@ def village_events(
     }
 
 
-def village_roster(seats: dict[int, int | None], *, version: int) -> dict[str, Any]:
-    """Who holds which seat now: `[[seat_no, user_id], ...]` (the dummy boy has no user)."""
-    return {
-        "type": VILLAGE_ROSTER,
-        "seats": [[no, user] for no, user in sorted(seats.items())],
-        "version": version,
-    }
-
-
-def village_screen(
-    delta: dict[str, Any],
-    *,
-    viewers: dict[int | None, int | None],
-    version: int,
-) -> dict[str, Any]:
-    """What one commit changed on the screens of some viewers who see it alike.
+def village_screen(delta: dict[str, Any], *, version: int) -> dict[str, Any]:
+    """What one change did to the screens of the viewers who see it alike.
 
     * `delta`: `parts` (part id → input, `villages.screenview`), `lines` (line inputs),
       `hide` (ids of lines no longer shown), `restore`, `cues`, `prev`, `last` (as in
-      `village_events`) and `widen`; it travels encoded (`blob`), and its fingerprint
-      (`key`) is what a socket process renders it once under;
-    * `viewers`: seat number (None: spectators) → its user id, for whom it was computed;
+      `village_events`) and `widen`; kept encoded (`blob`), and its fingerprint (`key`)
+      is what the process renders it once under;
     * `version`: the village version the parts show; older parts are dropped.
     """
     blob = encode(delta)
@@ -138,11 +153,5 @@ def village_screen(
         "prev": delta.get("prev"),
         "last": delta.get("last"),
         "widen": bool(delta.get("widen")),
-        "viewers": [[viewer, user] for viewer, user in viewers.items()],
         "version": version,
     }
-
-
-def user_changed(user_id: int) -> dict[str, Any]:
-    """A user's standing changed (a ban): its sockets read it again."""
-    return {"type": USER_CHANGED, "user": user_id}

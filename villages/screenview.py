@@ -105,6 +105,7 @@ def _parts(s: dict[str, Any]) -> Parts:
         "u-talk": {
             "seated": me is not None,
             "dead": dead,
+            "day": v["day"],
             "phase": phase,
             "will": me is not None and not dead and phase != Phase.ENDED,
         },
@@ -164,6 +165,9 @@ def _time(v: dict[str, Any], clock: dict[str, Any]) -> Input:
         "deadline": clock["phase_deadline"],
         "sudden_deadline": clock["sudden_death_deadline"],
         "realtime": _realtime(v, v["phase"]) if realtime else None,
+        # The waiting room: how many voted to start, and the fewest a game starts with.
+        "start_votes": v.get("start_votes"),
+        "needed": v.get("seats_needed"),
     }
 
 
@@ -177,7 +181,14 @@ def carry_over(before: Loaded, after: Loaded) -> None:
     for key, value in list(before.memo.items()):
         if isinstance(key, tuple) and key[0] == "parts":
             if time is None:
-                time = _time(village_dict(after.village), stable_clock(after.state))
+                # The seats did not change, nor did the start votes.
+                old = value["d-time"]
+                v = {
+                    **village_dict(after.village),
+                    "start_votes": old["start_votes"],
+                    "seats_needed": old["needed"],
+                }
+                time = _time(v, stable_clock(after.state))
             after.memo.setdefault(key, {**value, "d-time": time})
 
 

@@ -9,6 +9,8 @@ version is a snapshot that readers (`villages.selectors`, the push, the sockets)
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -134,6 +136,19 @@ def _cast_from_json(data: dict[str, Any] | None) -> Cast | None:
     )
 
 
+def clock_from(c: dict[str, Any]) -> Clock:
+    """The engine's clock from its JSON in `Village.game`."""
+    return Clock(
+        phase_started_at=_dt(c.get("phase_started_at")),
+        virtual_left=c.get("virtual_left", 0),
+        silence_ref=_dt(c.get("silence_ref")),
+        time_up_at=_dt(c.get("time_up_at")),
+        sudden_death_at=_dt(c.get("sudden_death_at")),
+        last_alert_at=_dt(c.get("last_alert_at")),
+        last_activity_at=_dt(c.get("last_activity_at")),
+    )
+
+
 def state_from_rows(
     village: Village,
     seat_rows: list[SeatRow],
@@ -159,15 +174,7 @@ def state_from_rows(
             VoteRound(r["day"], r["round"], RoundResult(r["result"]), r.get("executed"))
             for r in g.get("rounds", [])
         ],
-        clock=Clock(
-            phase_started_at=_dt(c.get("phase_started_at")),
-            virtual_left=c.get("virtual_left", 0),
-            silence_ref=_dt(c.get("silence_ref")),
-            time_up_at=_dt(c.get("time_up_at")),
-            sudden_death_at=_dt(c.get("sudden_death_at")),
-            last_alert_at=_dt(c.get("last_alert_at")),
-            last_activity_at=_dt(c.get("last_activity_at")),
-        ),
+        clock=clock_from(c),
         winner=Winner(village.winner) if village.winner else None,
         abandoned=village.abandoned,
         kick_votes={int(k): frozenset(v) for k, v in g.get("kick_votes", {}).items()},
@@ -192,6 +199,31 @@ def load(village: Village) -> Loaded:
         state=state,
         kicked_users={r.user_id: r.kicked_by_staff for r in every if r.kicked and r.user_id},
     )
+
+
+# What a commit that moved only the clock changes of the village's row (besides its
+# lines): enough to make the next version from the one before without reading it.
+CLOCK_FIELDS = ("version", "game", "last_line", "public_lines", "deadline_at")
+
+
+def clock_fields(village: Village) -> dict[str, Any]:
+    """The village row's CLOCK_FIELDS, as JSON."""
+    out = {name: getattr(village, name) for name in CLOCK_FIELDS}
+    out["deadline_at"] = village.deadline_at.isoformat() if village.deadline_at else None
+    return out
+
+
+def advanced(known: Loaded, fields: dict[str, Any]) -> Loaded:
+    """The village's next version after a commit that moved only its clock (and posted
+    lines), from the version before and the row's CLOCK_FIELDS after: the same seats,
+    ballots and actions, the new clock."""
+    village = copy.copy(known.village)
+    for name in CLOCK_FIELDS:
+        setattr(village, name, fields[name])
+    village.deadline_at = _dt(fields["deadline_at"])
+    clock = clock_from((village.game or {}).get("clock", {}))
+    state = dataclasses.replace(known.state, clock=clock)
+    return Loaded(village, known.rows, state, kicked_users=known.kicked_users)
 
 
 def snapshot_key(village: Village) -> tuple[int, int, int]:

@@ -25,6 +25,7 @@ from django.conf import settings
 from django.utils.translation import get_language, gettext_lazy, gettext_noop, override
 from django.utils.translation import gettext as _
 
+from villages.bots.lines import NAME_PARAMS as BOT_NAME_PARAMS
 from villages.bots.lines import NAMES as BOT_NAMES
 from villages.bots.lines import key_of as bot_key_of
 from villages.bots.lines import word as bot_word
@@ -148,6 +149,17 @@ def seat_name(name: str) -> str:
     return _("%(name)s(ボット)") % {"name": _BOT_NAME_EN.get(base, base)}
 
 
+# The titles of the information pages the site makes itself (villages' first migration):
+# a page in another language shows them translated, as it does the icons' names.
+SITE_PAGE_TITLES = (gettext_noop("ルール"),)
+
+
+def site_name(text: str) -> str:
+    """A name the site gave a row of its own (an icon of its set, its rules page) in the
+    page's language; a name an admin wrote stays as written (the catalogue has none)."""
+    return _(text) if text and not is_japanese() else text
+
+
 def names_text(names: list[str]) -> str:
     """Seats' names with the honorific, listed as the page's language lists them."""
     comma = "、" if is_japanese() else ", "
@@ -241,7 +253,12 @@ def result_sentence(ability: str, day: int, name: str, result: str | None) -> st
 SYSTEM_TEXTS: dict[str, str] = {
     "seated": gettext_noop("{name}さんが村の集会場にやってきました。"),
     "left": gettext_noop("{name}さんが村を去りました。"),
+    "kick_vote": gettext_noop("{voter}さんは{name}さんを村から追い出す票を入れました。"),
     "kicked": gettext_noop("{name}さんは村から追い出されました。"),
+    "start_votes_cleared": gettext_noop(
+        "キックがあったため、ゲーム開始への投票はすべて取り消されました。"
+        "始めるには改めて投票してください。"
+    ),
     "agents_opened": gettext_noop("この村は人狼知能エージェントを受け入れるようになりました。"),
     "agents_closed": gettext_noop("この村は人狼知能エージェントの受け入れをやめました。"),
     "game_start": gettext_noop("全員がそろい、ゲームが始まりました。この村の配役は {cast} です。"),
@@ -276,6 +293,8 @@ SYSTEM_TEXTS: dict[str, str] = {
     "win_lovers": gettext_noop("二人の愛は最後まで守られました。恋人の勝利です。"),
     "win_draw": gettext_noop("村には誰も残りませんでした。引き分けです。"),
     "win_draw_revotes": gettext_noop("決着がつかないまま、この村は引き分けとなりました。"),
+    # The dummy boy's will (a will line of its seat, not a system line).
+    "dummy_will": gettext_noop("身代わりの役目はここまで。みんな、あとは頼んだよ……"),
 }
 
 
@@ -289,7 +308,7 @@ def _cast(value: str) -> str:
 
 
 def _param(name: str, value: str) -> str:
-    if name == "name":
+    if name in ("name", "voter"):
         return seat_name(value)
     if name == "grace" and value.isdigit():
         return minutes(int(value))
@@ -323,8 +342,8 @@ def line_text(kind: str, code: str, params: dict[str, Any], text: str) -> str:
     """A line's text as a page shows it: a system line (an objection too) in the page's
     language; a howl or a whisper, the stand-in for talk the viewer may not hear
     (`villages.engine.texts`), translated; a player's own words as said."""
-    if kind in ("system", "objection"):
-        return system_text(code, params, text)
+    if kind in ("system", "objection") or (kind == "will" and code in SYSTEM_TEXTS):
+        return system_text(code, params, text)  # the dummy boy's will is the site's too
     if kind in ("wolf_howl", "common_whisper") and not is_japanese():
         return _(text)
     if code and not is_japanese() and (key := bot_key_of(code)):
@@ -344,7 +363,7 @@ def bot_line(key: str, params: dict[str, str]) -> str:
 
 def bot_text(key: str, params: dict[str, Any], fallback: str) -> str:
     """A bot's line in the page's language, from its key and params."""
-    values = {k: seat_name(str(v)) if k == "name" else str(v) for k, v in params.items()}
+    values = {k: seat_name(str(v)) if k in BOT_NAME_PARAMS else str(v) for k, v in params.items()}
     try:
         return bot_word(key, values, get_language() or "ja")
     except (KeyError, IndexError, ValueError):
@@ -399,5 +418,9 @@ SOCKET_REFUSALS: dict[str, tuple[str, str]] = {
     "rate_limited": (
         "rate_limited",
         gettext_noop("操作が多すぎます。しばらく待ってからやり直してください。"),
+    ),
+    "layer_away": (
+        "unavailable",
+        gettext_noop("ただいま自動更新を使えません。しばらくしてから接続し直してください。"),
     ),
 }

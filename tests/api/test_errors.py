@@ -31,6 +31,7 @@ STATUS = {
     "not_seated": 403,
     "name_taken": 409,
     "wrong_phase": 409,
+    "phase_changed": 409,
     "dead": 403,
     "not_your_ability": 403,
     "invalid_target": 400,
@@ -192,6 +193,24 @@ CASES: dict[str, Case] = {
         )
         for name, value in (("a-word", "abc"), ("a-number", 5), ("a-list", ["cupid"]))
     },
+    # A time that is no object, or of an unknown mode, made a village of virtual time
+    # (issue 39, item 16).
+    **{
+        f"bad_request-time-{name}": Case(
+            "bad_request",
+            "waiting",
+            lambda t, value=value: t.host.send(
+                "POST", "villages", {"name": "村", "capacity": 8, "options": {"time": value}}
+            ),
+        )
+        for name, value in (
+            ("a-word", "virtual"),
+            ("a-number", 5),
+            ("a-list", []),
+            ("null", None),
+            ("an-unknown-mode", {"mode": "sometimes"}),
+        )
+    },
     "bad_request-cast-seat-not-a-number": Case(
         "bad_request",
         "full",
@@ -278,6 +297,13 @@ CASES: dict[str, Case] = {
             outsider(t), t, "seats", {"handle_name": "九人目", "icon": t.api.icons()[0]["id"]}
         ),
     ),
+    # Bots for a full village: the village is full, however many were asked for (issue 39).
+    "village_full-bots-to-fill": Case(
+        "village_full", "full", lambda t: post(t.host, t, "bots", {})
+    ),
+    "village_full-one-bot": Case(
+        "village_full", "full", lambda t: post(t.host, t, "bots", {"count": 1})
+    ),
     "already_seated": Case(
         "already_seated",
         "waiting",
@@ -320,6 +346,26 @@ CASES: dict[str, Case] = {
     ),
     "wrong_phase-start-vote-after-start": Case(
         "wrong_phase", "night1", lambda t: post(t.player(1), t, "start-vote")
+    ),
+    # The command names the day/phase it was made in, and the village has moved on.
+    "phase_changed-night-line-by-day": Case(
+        "phase_changed",
+        "day2",
+        lambda t: post(
+            t.player(1), t, "messages", {"text": "噛む相談", "day": 1, "phase": "night"}
+        ),
+    ),
+    "phase_changed-attack-by-day": Case(
+        "phase_changed",
+        "day2",
+        lambda t: post(
+            t.player(1), t, "night-action", {"action": "attack", "targets": [5], "day": 1}
+        ),
+    ),
+    "phase_changed-ballot-of-another-round": Case(
+        "phase_changed",
+        "day2",
+        lambda t: post(t.player(5), t, "vote", {"target": 1, "day": 2, "round": 2}),
     ),
     "dead-votes": Case("dead", "day2", lambda t: vote(t, 4, 1)),
     "dead-talks": Case("dead", "day2", lambda t: say(t.player(4), t, "死人に口なし")),
@@ -428,3 +474,13 @@ def test_a_body_too_big_is_refused_413_in_the_apis_shape_and_logs_no_error(clien
     assert response.json()["error"]["code"] == "request_too_large"
     assert response.json()["error"]["message"]
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_bots_for_a_full_village_are_told_the_village_is_full(api: Api):
+    """Issue 39, item 16: asking a full village to fill its empty seats was a bad request
+    (「ボットは1人以上です。」), and one bot more was told 「空席は0席です。」."""
+    table = open_village(api, players=8, start=False)
+    for body in ({}, {"count": 1}):
+        reply = post(table.host, table, "bots", body)
+        assert (reply.status, reply.code) == (409, "village_full"), reply.body
+        assert reply.body["error"]["message"] == "この村は満員です。"

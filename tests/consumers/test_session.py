@@ -1,11 +1,11 @@
 """The sockets' session state machine (villages/consumers/session.py), with no server: what
-a socket does with each push, each resume and each reconnection of the channel layer."""
+a socket does with each push, each resume and each catch-up."""
 
 from __future__ import annotations
 
 import json
 
-from villages.consumers.session import Page, Route, Session
+from villages.consumers.session import Page, Push, Route, Session
 from villages.groups import village_events, village_screen
 
 SEAT, USER = 5, 50
@@ -32,6 +32,11 @@ def push(*lines: int, prev: int | None, version: int = 1, state: bool = False, *
     )
 
 
+def routed(session: Session, envelope: dict) -> Route:
+    """Where the session puts an API envelope the hub worked out for its viewer and user."""
+    return session.route(Push(envelope, envelope["viewer"], envelope["user"]))
+
+
 def sent_ids(texts: list[str]) -> list[int]:
     return [json.loads(t)["message"]["id"] for t in texts if json.loads(t)["type"] == "message"]
 
@@ -46,7 +51,7 @@ def seated(cursor: int = 0) -> Session:
 def test_lines_in_order_are_placed_and_move_the_cursor():
     session = seated(cursor=10)
     envelope = push(11, 12, prev=10)
-    assert session.route(envelope) is Route.IN_ORDER
+    assert routed(session, envelope) is Route.IN_ORDER
     assert sent_ids(session.frames_of(envelope)) == [11, 12]
     assert session.cursor == 12
 
@@ -55,7 +60,7 @@ def test_a_duplicate_push_sends_nothing_twice():
     session = seated(cursor=10)
     envelope = push(11, prev=10)
     session.frames_of(envelope)
-    assert session.route(envelope) is Route.IN_ORDER  # its prev is behind the cursor
+    assert routed(session, envelope) is Route.IN_ORDER  # its prev is behind the cursor
     assert session.frames_of(envelope) == []
     session.read_up_to(14)  # lines read from the database since
     assert session.frames_of(push(13, 14, 15, prev=12)) and session.cursor == 15
@@ -65,7 +70,7 @@ def test_a_duplicate_push_sends_nothing_twice():
 def test_a_gap_is_read_before_the_push_that_reveals_it():
     session = seated(cursor=10)
     later = push(14, prev=13)  # 11-13 were pushed and lost
-    assert session.route(later) is Route.GAP
+    assert routed(session, later) is Route.GAP
     session.read_up_to(14)  # what the consumer read from the database (11-14)
     assert session.frames_of(later) == []  # 14 came with the catch-up
     assert session.cursor == 14
@@ -74,10 +79,10 @@ def test_a_gap_is_read_before_the_push_that_reveals_it():
 def test_an_overtaken_push_arrives_late_and_adds_nothing():
     session = seated(cursor=10)
     first, second = push(11, prev=10), push(12, prev=11)
-    assert session.route(second) is Route.GAP  # the second overtook the first
+    assert routed(session, second) is Route.GAP  # the second overtook the first
     session.read_up_to(12)
     session.frames_of(second)
-    assert session.route(first) is Route.IN_ORDER
+    assert routed(session, first) is Route.IN_ORDER
     assert session.frames_of(first) == []
 
 
@@ -85,7 +90,7 @@ def test_lines_the_viewer_may_not_see_make_no_gap():
     """Seat 5's numbers count only its lines: a push after lines it may not see names the
     last line it could see as `prev`, which the cursor already holds."""
     session = seated(cursor=10)
-    assert session.route(push(11, prev=10)) is Route.IN_ORDER
+    assert routed(session, push(11, prev=10)) is Route.IN_ORDER
 
 
 def test_only_a_newer_state_is_sent():
@@ -99,18 +104,18 @@ def test_only_a_newer_state_is_sent():
 
 def test_a_push_for_another_viewer_is_ignored_and_a_seat_that_changed_hands_rereads():
     session = seated()
-    assert session.route(push(1, prev=0, viewer=None, user=None)) is Route.IGNORE
-    assert session.route(push(1, prev=0, user=99)) is Route.REREAD
+    assert routed(session, push(1, prev=0, viewer=None, user=None)) is Route.IGNORE
+    assert routed(session, push(1, prev=0, user=99)) is Route.REREAD
     session.moved_to(None)  # the user left its seat: now a spectator
     assert session.state_version == -1
-    assert session.route(push(1, prev=0, viewer=None, user=None)) is Route.IN_ORDER
+    assert routed(session, push(1, prev=0, viewer=None, user=None)) is Route.IN_ORDER
 
 
 def test_a_widened_view_reads_the_whole_log_and_keeps_the_cues():
     session = seated(cursor=3)
     objection = {"type": "objection", "seat_no": 2}
     envelope = push(4, prev=3, state=True, cues=[objection], widen=True)
-    assert session.route(envelope) is Route.WIDEN
+    assert routed(session, envelope) is Route.WIDEN
     (cue,) = session.cues_of(envelope)
     assert json.loads(cue) == objection
 
@@ -157,7 +162,7 @@ def test_a_screen_page_is_sent_only_the_parts_it_lacks():
     page = Page()
     page.says({"d-time": "t1", "d-me": "m1"}, "0")
     delta = {"prev": 10, "last": 11}
-    envelope = village_screen(delta, viewers={SEAT: USER}, version=7)
+    envelope = village_screen(delta, version=7)
     drawn = {
         "parts": [["d-time", "<time 2>", "t2", True], ["d-me", "<me>", "m1", True]],
         "lines": [[11, "log", "day-2", "<p>11</p>"]],
@@ -167,7 +172,7 @@ def test_a_screen_page_is_sent_only_the_parts_it_lacks():
         "marks": None,
         "text": "the frame every socket alike gets",
     }
-    assert session.route(envelope) is Route.IN_ORDER
+    assert session.route(Push(envelope, SEAT, USER)) is Route.IN_ORDER
     (text,) = page.delta_texts(session, envelope, drawn)
     frame = json.loads(text)
     assert frame["parts"] == [["d-time", "<time 2>", "t2"]]  # d-me was shown already
@@ -179,7 +184,7 @@ def test_a_screen_page_is_sent_only_the_parts_it_lacks():
 def test_a_screen_page_that_lacks_everything_gets_the_frame_drawn_for_all():
     session = seated(cursor=10)
     page = Page()
-    envelope = village_screen({"prev": 10, "last": 11}, viewers={SEAT: USER}, version=7)
+    envelope = village_screen({"prev": 10, "last": 11}, version=7)
     drawn = {
         "parts": [["d-time", "<time>", "t", True]],
         "lines": [[11, "log", "day-2", "<p>11</p>"]],
@@ -188,9 +193,9 @@ def test_a_screen_page_that_lacks_everything_gets_the_frame_drawn_for_all():
     assert page.delta_texts(session, envelope, drawn) == ["shared"]
 
 
-def test_a_layer_that_lost_pushes_makes_every_socket_catch_up():
-    """`layer.reconnected` (Redis came back, a full queue) is no push: a socket reads what
-    it missed; its session then skips what that read brought."""
+def test_after_a_catch_up_the_pushes_it_covered_send_nothing():
+    """A catch-up (the hub could not follow, the user moved seats) is no push: a socket
+    reads what it lacks; its session then skips what that read brought."""
     session = seated(cursor=10)
     session.read_up_to(15)  # the catch-up after the notice
     assert session.frames_of(push(14, 15, prev=13)) == []

@@ -40,6 +40,9 @@ SITE_ENV = {
     "JINRO_SUDDEN_DEATH_GRACE": "3",
     "JINRO_SILENCE_REAL_SECONDS": "600",
     "JINRO_SERVE_STATIC": "1",
+    # Bots look again at the next sweep after a change, not 2 s later: no browser test
+    # measures their pace, and each whole game with bots waits for them.
+    "JINRO_BOT_DELAY": "0",
 }
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 TRACES = SCREENSHOTS.parent / "e2e-traces"
@@ -65,12 +68,6 @@ def site(transactional_db: None, _e2e_process: RunningProcess, settings) -> str:
     """Base URL of the site process; this test process shares its database."""
     settings.JINRO_ONE_SEAT_PER_IP = False
     settings.JINRO_RATE_LIMIT_ENABLED = False
-    # The site process hashes with Django's default: passwords made here must verify there
-    # (tests/conftest.py makes the test process hash with MD5 for speed).
-    settings.PASSWORD_HASHERS = [
-        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
-        "django.contrib.auth.hashers.MD5PasswordHasher",
-    ]
     restore_icons()
     _e2e_process.check_alive()
     return _e2e_process.url

@@ -11,6 +11,26 @@ from playwright.sync_api import Error as PlaywrightError
 PASSWORD = "pw-Secret-123"
 
 
+def session_cookie(site: str, username: str) -> dict[str, str]:
+    """The cookie of a logged-in session of `username`, made here in the database the site
+    shares (as django.contrib.auth.login makes one): a browser given it is logged in."""
+    from django.contrib.auth import (
+        BACKEND_SESSION_KEY,
+        HASH_SESSION_KEY,
+        SESSION_KEY,
+        get_user_model,
+    )
+    from django.contrib.sessions.backends.db import SessionStore
+
+    user = get_user_model().objects.get(username=username)
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "accounts.backends.BanAwareBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return {"name": "sessionid", "value": session.session_key, "url": site}
+
+
 @dataclass
 class Player:
     base: str
@@ -24,7 +44,12 @@ class Player:
         self.page = self.context.new_page()
 
     # -- pages -------------------------------------------------------------
-    def login(self) -> None:
+    def login(self, *, through_the_form: bool = False) -> None:
+        """Logged in: by the session cookie a login gives (`session_cookie`), or, where the
+        test is about it, through the login page."""
+        if not through_the_form:
+            self.context.add_cookies([session_cookie(self.base, self.username)])
+            return
         self.page.goto(f"{self.base}/accounts/login/")
         self.page.fill("#id_username", self.username)
         self.page.fill("#id_password", PASSWORD)

@@ -16,13 +16,14 @@ from .players import PASSWORD, Player
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(420)]
 
 
-def make_players(site, contexts, n, prefix="p", **ctx) -> list[Player]:
+def make_players(site, contexts, n, prefix="p", form_login=False, **ctx) -> list[Player]:
+    """`n` people logged in (the first through the login page, with `form_login`)."""
     User = get_user_model()
     players = []
     for i in range(1, n + 1):
         User.objects.create_user(f"{prefix}{i}", password=PASSWORD)
         player = Player(site, contexts(**ctx), f"{prefix}{i}")
-        player.login()
+        player.login(through_the_form=form_login and i == 1)
         players.append(player)
     return players
 
@@ -76,7 +77,7 @@ def test_eight_players_play_a_whole_game_through_the_pages(site, contexts, shot)
     anon.page.goto(f"{site}/")
     shot(anon.page, "01-top-anonymous", full_page=True)
 
-    players = make_players(site, contexts, 8)
+    players = make_players(site, contexts, 8, form_login=True)
     host = players[0]
     village_id = create_village(host, shot)
     seat_page = players[1].page
@@ -174,15 +175,29 @@ def test_eight_players_play_a_whole_game_through_the_pages(site, contexts, shot)
     shot(villager.page, "14-history", full_page=True)
 
 
+def seated_without_a_browser(village_id: int, n: int, prefix: str) -> list:
+    """`n` more people in the village who need no screen: seated through the services."""
+    from villages.models import Icon
+    from villages.services import lifecycle
+
+    icon = Icon.objects.choosable().values_list("pk", flat=True).first()
+    users = [get_user_model().objects.create_user(f"{prefix}{i}") for i in range(n)]
+    for i, user in enumerate(users):
+        lifecycle.sit(village_id=village_id, user=user, handle_name=f"{prefix}{i}", icon_id=icon)
+    return users
+
+
 def test_live_talk_objection_cue_and_hidden_wolf_talk(site, contexts, shot):
-    players = make_players(site, contexts, 8, prefix="q")
-    village_id = create_village(players[0])
-    seat_all(players, village_id)
+    from villages.services import lifecycle
+
+    a, b = make_players(site, contexts, 2, prefix="q")
+    village_id = create_village(a)
+    seat_all([a, b], village_id)
+    quiet = seated_without_a_browser(village_id, 6, "qq")
     spectator = Player(site, contexts(), "")
     spectator.open_screen(village_id)
-    a, b = players[0], players[1]
-    a.open_screen(b_village := village_id)
-    b.open_screen(b_village)
+    a.open_screen(village_id)
+    b.open_screen(village_id)
 
     # Before the game: another player's talk appears live, without a reload.
     b.page.evaluate("() => { window.frames['lower'].__noReload = 'still-here'; }")
@@ -207,12 +222,23 @@ def test_live_talk_objection_cue_and_hidden_wolf_talk(site, contexts, shot):
     expect(spectator.lower.locator("#cue")).to_have_attribute("data-kind", "objection")
     shot(b.page, "15-objection-cue")
 
-    start_game(players, village_id)
+    # The game, with a (seat 1) a wolf and b (seat 2) a villager.
+    staff = get_user_model().objects.create_user("q-staff", is_staff=True)
+    cast = {1: "wolf", 2: "villager", 3: "wolf", 4: "seer"} | {n: "villager" for n in range(5, 9)}
+    lifecycle.fix_cast(
+        village_id=village_id,
+        user=staff,
+        roles={str(no): role for no, role in cast.items()},
+        sub_roles={},
+    )
+    for user in quiet:
+        lifecycle.vote_start(village_id=village_id, user=user)
+    start_game([a, b], village_id)
     spectator.open_screen(village_id)
-    wolf = next(p for p in players if p.role == "wolf")
-    others = [p for p in players if p.role != "wolf"]
+    wolf, villager = a, b
+    assert (wolf.role, villager.role) == ("wolf", "villager")
     wolf.say("SECRET-WOLF-PLAN-XYZ")
-    for viewer in (others[0], spectator):
+    for viewer in (villager, spectator):
         log = viewer.lower.locator("#d-log")
         expect(log).to_contain_text("アオォーン", timeout=10_000)
         expect(log).not_to_contain_text("SECRET-WOLF-PLAN-XYZ")

@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from villages.engine import game as engine
 from villages.models import Message, Seat, Village
-from villages.services import lifecycle
+from villages.services import bots, lifecycle
 
 from .players import PASSWORD, Player
 from .test_game_screen import start_game
@@ -119,3 +119,60 @@ def test_one_person_and_seven_bots_play_a_practice_village_to_the_end(
     log = me.lower.locator("#d-log").inner_text()
     assert engine.BOT_MARK not in log and "に投票します" not in log and "I vote for" in log
     shot(page, "43-practice-ended-english", full_page=True)
+
+
+WOLF_CAST = {1: "wolf", 2: "wolf", 3: "seer"} | {n: "villager" for n in range(4, 9)}
+
+
+def test_a_person_dealt_wolf_beside_a_bot_wolf_sees_the_night_whispers_a_target_and_it_is_attacked(
+    site, contexts, shot, sweeping
+):
+    """Issue 39 item 1: the bot wolf used to take the pack's attack a second into the
+    night, so the person's first view after the start was the morning. Now the person
+    sees the night, reads the bot's proposal in the pack's whisper, whispers another
+    target, and the morning finds that target dead."""
+    howler = get_user_model().objects.create_user("howler", password=PASSWORD)
+    staff = get_user_model().objects.create_user("staff", password=PASSWORD, is_staff=True)
+    village = lifecycle.create_village(user=howler, name="相方はボット", capacity=8)
+    me = Player(site, contexts(), "howler")
+    me.login()
+    me.sit(village.pk, "はうる", 0)
+    bots.add_bots(village_id=village.pk, user=howler)
+    lifecycle.fix_cast(
+        village_id=village.pk,
+        user=staff,
+        roles={str(k): r for k, r in WOLF_CAST.items()},
+        sub_roles={},
+    )
+    start_game([me], village.pk)
+    assert me.role == "wolf"
+    expect(me.lower.locator(".phase-line")).to_contain_text("夜")
+
+    deadline = time.monotonic() + 60
+    while not Message.objects.filter(village=village, code="bot_pack_propose").exists():
+        assert time.monotonic() < deadline, "the bot wolf never spoke to its pack"
+        time.sleep(0.3)
+    proposal = Message.objects.get(village=village, code="bot_pack_propose")
+    expect(me.lower.locator("#d-log")).to_contain_text(proposal.text, timeout=20_000)
+    assert Village.objects.get(pk=village.pk).phase == "night"  # the bot did not attack
+    shot(me.page, "44-practice-wolf-night-with-a-bot-packmate")
+
+    prey = next(  # the person picks a villager other than the one proposed
+        s
+        for s in Seat.objects.filter(village=village, seat_no__gte=4).order_by("seat_no")
+        if s.handle_name not in proposal.text
+    )
+    me.say(f"{prey.handle_name.removesuffix(engine.BOT_MARK)}さんでお願いします")
+    expect(me.lower.locator("#d-log")).to_contain_text("お願いします")
+    shot(me.page, "44b-practice-wolf-whispers-a-target")
+    deadline = time.monotonic() + 60
+    while Village.objects.get(pk=village.pk).day < 2:
+        assert time.monotonic() < deadline, "the night never ended"
+        time.sleep(0.3)
+    prey.refresh_from_db()
+    assert not prey.alive and prey.death_cause == "attacked"
+    me.open_screen(village.pk)
+    expect(me.lower.locator("#d-log")).to_contain_text(
+        prey.handle_name.removesuffix(engine.BOT_MARK)
+    )
+    shot(me.page, "45-practice-wolf-morning-after")

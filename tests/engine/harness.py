@@ -84,7 +84,13 @@ class Village:
             unchanged(game.tick, self.state, rules=self.rules, rng=self.rng, now=self.now)
         )
 
-    def talk(self, seat: int, text: str, volume: Volume = Volume.NORMAL) -> game.Step:
+    def talk(
+        self,
+        seat: int,
+        text: str,
+        volume: Volume = Volume.NORMAL,
+        wording: tuple[str, tuple[tuple[str, str], ...]] = ("", ()),
+    ) -> game.Step:
         return self._apply(
             unchanged(
                 game.talk,
@@ -94,6 +100,7 @@ class Village:
                 volume=volume,
                 rules=self.rules,
                 now=self.now,
+                wording=wording,
             )
         )
 

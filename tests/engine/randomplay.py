@@ -108,10 +108,11 @@ def legal_targets(state: GameState, x: Seat, ability: Ability) -> list[tuple[int
         if state.day == 1 and dummy is not None:
             return [(dummy.no,)]
         return [(y.no,) for y in living if y.role is not Role.WOLF]
-    if ability is Ability.CUPID:
+    if ability is Ability.CUPID:  # never the dummy boy
+        lovable = [y.no for y in living if not y.dummy]
         if len(state.seats) < 18:
-            return [(x.no, o) for o in others]
-        return [(a, b) for a in [y.no for y in living] for b in [y.no for y in living] if a < b]
+            return [(x.no, o) for o in lovable if o != x.no]
+        return [(a, b) for a in lovable for b in lovable if a < b]
     return [(o,) for o in others]
 
 

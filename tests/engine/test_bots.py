@@ -10,7 +10,9 @@ import pytest
 
 from villages import bots
 from villages.bots import Act, BotView, Command, Say, Vote, Wait, bot_view
-from villages.bots.lines import LINES, seer_readings, word
+from villages.bots.hearing import SEER, claims, names_of
+from villages.bots.hearing import Said as Heard
+from villages.bots.lines import LINES, code_of, word
 from villages.bots.reasoning import LATE_SHARE
 from villages.engine.cast import Options, TimeOptions
 from villages.engine.events import Post
@@ -28,9 +30,15 @@ def day_two() -> Village:
     v.act(1, Ability.ATTACK, 11)  # the madman is bitten
     v.act(3, Ability.DIVINE, 6)
     assert v.state.phase is Phase.DAY
-    v.talk(3, word("seer_claim", {"name": v.state.seats[5].name, "result": "human"}, "ja"))
+    bot_says(v, 3, Say("seer_claim", {"name": v.state.seats[5].name, "result": "human"}))
     v.talk(7, "おはようございます")
     return v
+
+
+def bot_says(v: Village, seat: int, line: Say) -> None:
+    """A bot's line as the services say it: its text, with its code and params kept."""
+    text = word(line.key, line.params, "ja")
+    v.talk(seat, text, wording=(code_of(line.key), tuple(line.params.items())))
 
 
 def view_of(state: GameState, v: Village, seat: int) -> BotView:
@@ -92,7 +100,9 @@ def test_bots_act_only_within_the_rules_at_night():
         view = view_of(v.state, v, seat)
         for strategy in bots.STRATEGIES.values():
             for command in strategy(view, random.Random(seat)):
-                assert isinstance(command, Act)
+                if not isinstance(command, Act):  # a wolf's whisper to its pack, a wait
+                    assert isinstance(command, Say | Wait) and view.me.role is Role.WOLF
+                    continue
                 assert command.ability in view.duties
                 assert seat not in command.targets
                 if command.ability == "attack":
@@ -120,12 +130,12 @@ def late_in_the_day(v: Village) -> None:
 def say_all(v: Village, seat: int, commands: list[Command]) -> None:
     for command in commands:
         if isinstance(command, Say):
-            v.talk(seat, word(command.key, command.params, "ja"))
+            bot_says(v, seat, command)
 
 
 def test_the_reasoning_bot_greets_then_votes_late_and_a_villager_follows_a_lone_seer():
     v = day_two()
-    v.talk(3, word("seer_result", {"name": v.state.seats[1].name, "result": "wolf"}, "ja"))
+    bot_says(v, 3, Say("seer_result", {"name": v.state.seats[1].name, "result": "wolf"}))
     decide = bots.STRATEGIES["reasoning"]
     first = decide(view_of(v.state, v, 6), random.Random(1))
     assert [type(c) for c in first] == [Say, Wait]  # a greeting; the vote waits
@@ -149,7 +159,7 @@ def test_a_guard_bot_takes_its_guard_that_held_for_no_reading():
     assert [(r.ability, r.result) for r in view_of(v.state, v, 5).me.results] == [
         ("guard", "guarded")
     ]
-    v.talk(3, word("seer_result", {"name": v.state.seats[0].name, "result": "wolf"}, "ja"))
+    bot_says(v, 3, Say("seer_result", {"name": v.state.seats[0].name, "result": "wolf"}))
     decide = bots.STRATEGIES["reasoning"]
     say_all(v, 5, decide(view_of(v.state, v, 5), random.Random(1)))
     late_in_the_day(v)
@@ -231,9 +241,13 @@ def test_in_real_time_a_bot_sets_its_alarm_for_the_later_part_and_votes_then():
 
 
 def test_claims_are_read_back_in_either_language():
+    names = names_of([(1, "ハルカ(ボット)"), (2, "p2")])
     for language in ("ja", "en"):
         text = word("seer_claim", {"name": "ハルカ(ボット)", "result": "wolf"}, language)
-        assert seer_readings([text]) == [("ハルカ(ボット)", "wolf")]
+        (claim,) = claims((Heard(0, 2, text),), names, frozenset()).values()
+        assert claim.role == SEER and [(r.target, r.result) for r in claim.readings] == [
+            (1, "wolf")
+        ]
     assert set(LINES) >= {"greet", "seer_claim", "seer_result", "medium_result", "mourn"}
 
 
@@ -252,9 +266,8 @@ def test_a_bot_never_says_the_same_line_twice_in_a_day():
             for look in range(6):
                 for command in decide(view_of(v.state, v, seat), random.Random(f"{seed}:{look}")):
                     if isinstance(command, Say):
-                        text = word(command.key, command.params, "ja")
-                        said.append(text)
-                        v.talk(seat, text)
+                        said.append(word(command.key, command.params, "ja"))
+                        bot_says(v, seat, command)
                     elif isinstance(command, Vote):
                         v.vote(seat, command.target)
             if len(said) != len(set(said)):
@@ -267,7 +280,9 @@ def test_a_bot_sees_a_system_line_as_its_code_and_params():
     view = view_of(v.state, v, 6)
     today = [(x.code, dict(x.params)) for x in view.lines if x.code and x.day == view.day]
     assert ("found_dead", {"name": "p11"}) in today and ("morning", {"day": "2"}) in today
-    assert all(not x.code and not x.params for x in view.lines if x.seat_no is not None)
+    spoken = {x.text: (x.code, dict(x.params)) for x in view.lines if x.seat_no is not None}
+    assert spoken["おはようございます"] == ("", {})  # a person's words: no code
+    assert [code for code, _ in spoken.values() if code] == ["bot_seer_claim"]  # a bot's line
 
 
 def _said_today(v: Village, seat: int) -> list[Say]:
@@ -278,7 +293,7 @@ def _said_today(v: Village, seat: int) -> list[Say]:
         for command in decide(view_of(v.state, v, seat), random.Random(look)):
             if isinstance(command, Say):
                 said.append(command)
-                v.talk(seat, word(command.key, command.params, "ja"))
+                bot_says(v, seat, command)
             elif isinstance(command, Vote):
                 v.vote(seat, command.target)
     return said

@@ -175,6 +175,28 @@ CASES: list[
     (errors.TextTooLong, "2001 characters", waiting, game.talk, a(seat_no=2, text="x" * 2001)),
     (errors.TextTooLong, "51 lines", waiting, game.talk, a(seat_no=2, text="x\n" * 51)),
     (errors.TooFewPlayers, "start with 7", lambda: seated(7), game.start_now, ar()),
+    # API.md's phase_changed: a command made in a scene the village has left.
+    (
+        errors.SceneChanged,
+        "a night line sent after the dawn",
+        day,
+        game.talk,
+        a(seat_no=1, text="x", at=game.Scene(1, Phase.NIGHT)),
+    ),
+    (
+        errors.SceneChanged,
+        "an attack sent after the dawn",
+        day,
+        game.night_action,
+        ar(seat_no=1, ability=Ability.ATTACK, targets=[9], at=game.Scene(1, Phase.NIGHT)),
+    ),
+    (
+        errors.SceneChanged,
+        "a ballot of an earlier round",
+        day,
+        game.vote,
+        ar(voter=1, target=2, at=game.Scene(2, Phase.DAY, 0)),
+    ),
 ]
 
 
@@ -222,6 +244,7 @@ def test_error_codes_are_the_apis() -> None:
         "text_empty",
         "text_too_long",
         "too_few_players",
+        "phase_changed",
     }
 
 

@@ -55,6 +55,11 @@ def partners_are(seat: int, expected: list[int]):  # type: ignore[no-untyped-def
     return ("check", check)
 
 
+def _dummy_will_published(v: Village) -> None:
+    wills = [(p.seat_no, p.code, p.day) for p in v.posts() if p.kind is MessageKind.WILL]
+    assert wills == [(1, "dummy_will", 2)], wills
+
+
 def _poisoned_one_wolf(v: Village) -> None:
     poisoned = [no for no, c in v.deaths().items() if c is DeathCause.POISONED]
     assert len(poisoned) == 1 and v.seat(poisoned[0]).role is Role.WOLF
@@ -475,7 +480,8 @@ GOLDEN: list[Golden] = [
     ),
     Golden(
         name="dummy_boy_is_eaten_on_night_one",
-        clauses="§3 dummy boy: seat 1, eaten night 1, no will, no vote, never wins",
+        clauses="§3 dummy boy: seat 1, eaten night 1, leaves the site's will (writes none), "
+        "no vote, never wins",
         roles="villager wolf wolf seer villager*4",
         options=Options(dummy_boy=True),
         script=(
@@ -484,6 +490,7 @@ GOLDEN: list[Golden] = [
             ("attack", 2, 1),
             ("divine", 4, 2),
             ("dead", {1: "attacked"}),
+            ("check", _dummy_will_published),
             ("lynch", 2),
             ("attack", 3, 5),
             ("divine", 4, 3),

@@ -168,6 +168,30 @@ def test_kick_clears_every_start_vote() -> None:
     assert [x.no for x in step.state.seats if x.start_voted] == [1]
 
 
+def test_each_kick_vote_is_a_public_line_and_the_kick_that_clears_start_votes_says_so() -> None:
+    """SPEC §2.4 (issue 39, item 19) a kick vote is public, as the reference makes it: each
+    vote is a system line naming who voted to kick whom; the kick itself is a line, and
+    one that clears start votes says so in a line of its own."""
+    state = seated(8)
+    state = _start_vote(state, 6)[0].state
+    lines: list[Post] = []
+    for voter in (2, 3, 4):
+        step, kicked = unchanged(game.kick_vote, state, voter=voter, target=5, rules=RULES, now=T0)
+        state = step.state
+        lines += [e for e in step.events if isinstance(e, Post)]
+    assert kicked
+    assert [(p.kind, p.code, dict(p.params)) for p in lines] == [
+        (MessageKind.SYSTEM, "kick_vote", {"voter": "p2", "name": "p5"}),
+        (MessageKind.SYSTEM, "kick_vote", {"voter": "p3", "name": "p5"}),
+        (MessageKind.SYSTEM, "kick_vote", {"voter": "p4", "name": "p5"}),
+        (MessageKind.SYSTEM, "kicked", {"name": "p5"}),
+        (MessageKind.SYSTEM, "start_votes_cleared", {}),
+    ]
+    # Nothing to clear, nothing said of it; a self-kick is a leave, told by the kick's line.
+    step, _ = unchanged(game.kick_vote, state, voter=7, target=7, rules=RULES, now=T0)
+    assert [p.code for p in step.events if isinstance(p, Post)] == ["kicked"]
+
+
 def test_dummy_boy_cannot_be_kicked_or_leave() -> None:
     """SPEC §2.4 the dummy boy cannot be kicked."""
     state = seated(8, options=Options(dummy_boy=True))

@@ -260,7 +260,7 @@ def test_no_command_mutates_the_state_it_is_given(n: int, options: Options, seed
 
 
 def test_random_play_reaches_every_corner() -> None:
-    """The random player is worth its salt: over 160 seeded games it meets every outcome,
+    """The random player is worth its salt: over 200 seeded games it meets every outcome,
     sudden deaths by day and by night, alerts, outages, revotes, poison and lovers, and a
     seer bitten the night it divined."""
     from villages.engine.events import Alert
@@ -269,7 +269,9 @@ def test_random_play_reaches_every_corner() -> None:
     causes: Counter[tuple[DeathCause, Phase]] = Counter()
     alerts = 0
     bitten_seers = 0  # a seer killed by the wolves the night it divined
-    for seed in range(160):
+    # (200: since the cupid may not bind the dummy boy, a game where nobody is left comes
+    # first at seed 193.)
+    for seed in range(200):
         g = rp.random_game(seed)
         rp.play(g, random.Random(seed), max_steps=MAX_MOVES)
         for a in g.state.actions:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from villages.engine.cast import Options
+from villages.engine.choices import choice
 from villages.engine.errors import AlreadyActed, InvalidTarget, NotYourAbility, WrongPhase
 from villages.engine.events import MessageKind, Post
 from villages.engine.outcome import seat_result, winner_of
@@ -509,12 +510,16 @@ def test_humans_everywhere_count_in_the_victory_check(role: Role) -> None:
     assert winner_of(s) is None
 
 
-def test_cupid_may_bind_the_dummy_boy_whose_lover_then_follows() -> None:
-    """SPEC §4/§3 the cupid picks any two living players, the dummy boy too; eaten on night
-    1, the dummy boy takes the other lover along."""
+def test_cupid_may_not_bind_the_dummy_boy() -> None:
+    """SPEC §5 targets (issue 39, item 18): the cupid picks two living players but never
+    the dummy boy, as the reference refuses it; so no lover follows the dummy boy eaten on
+    night 1. Another pair is taken as before."""
     v = village(
         "villager wolf wolf seer cupid villager*3",
         options=Options(cupid=True, dummy_boy=True),
     )
-    run(v, [("cupid", 5, 5, 1), ("attack", 2, 1), ("divine", 4, 6)])
-    assert v.deaths() == {1: DeathCause.ATTACKED, 5: DeathCause.LOVERS}
+    run(v, [("raises", InvalidTarget, ("cupid", 5, 5, 1))])
+    assert 1 not in choice(v.state, 5, "cupid", rules=v.rules, now=v.now).targets
+    run(v, [("cupid", 5, 5, 6), ("attack", 2, 1), ("divine", 4, 6)])
+    assert v.deaths() == {1: DeathCause.ATTACKED}
+    assert SubRole.LOVERS in v.seat(6).sub_roles and SubRole.LOVERS not in v.seat(1).sub_roles

@@ -354,6 +354,23 @@ def test_wills_are_published_the_morning_after_the_death() -> None:
     run(v, [("raises", Dead, ("will", 10, "死後の遺言"))])
 
 
+def test_the_dummy_boy_eaten_on_night_one_leaves_the_sites_will() -> None:
+    """SPEC §3/§8 (issue 39, item 20) the dummy boy writes no will, but eaten on night 1 it
+    leaves one, as the reference's does: a will line of its seat, published that morning
+    with the others', whose words the site gives (`dummy_will`: a code, no text). Everyone
+    sees it, as every will."""
+    v = village("villager wolf wolf seer villager*4", options=Options(dummy_boy=True))
+    v.will(5, "5の遺言")
+    run(v, [("raises", Forbidden, ("will", 1, "書けない")), ("attack", 2, 1), ("divine", 4, 5)])
+    wills = [p for p in v.posts() if p.kind is MessageKind.WILL]
+    assert [(p.seat_no, p.day, p.code, p.text) for p in wills] == [(1, 2, "dummy_will", "")]
+    for viewer in (None, 2, 5):
+        assert seen(v, viewer, wills[0]) == (MessageKind.WILL, 1, "")
+    run(v, [("lynch", 6), ("attack", 2, 5), ("divine", 4, 7)])  # 5's will, and no second
+    wills = [p for p in v.posts() if p.kind is MessageKind.WILL]
+    assert [(p.seat_no, p.code) for p in wills] == [(1, "dummy_will"), (5, "")]
+
+
 def test_wills_cannot_be_written_after_the_end() -> None:
     """SPEC §8 a will is for the living during the game."""
     v = village(FOURTEEN)

@@ -73,10 +73,10 @@ def wait_for(condition: Callable[[], object], *, timeout: float, what: str, ever
 class Sweepers:
     """Celery workers and beats on a queue of their own, with SHORT_RULES."""
 
-    def __init__(self, log_dir: Path) -> None:
+    def __init__(self, log_dir: Path, rules: dict[str, int | bool] = SHORT_RULES) -> None:
         self.log_dir = log_dir
         self.queue = f"jinro-realtime-{os.getpid()}"
-        self.env = rules_env(SHORT_RULES) | {"CELERY_QUEUE": self.queue}
+        self.env = rules_env(rules) | {"CELERY_QUEUE": self.queue}
         self.workers: list[RunningProcess] = []
         self.beats: list[RunningProcess] = []
         self._serial = 0

@@ -10,6 +10,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
+from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 ORIGIN = (b"origin", b"http://127.0.0.1")
@@ -90,12 +91,17 @@ async def close_all() -> None:
     the test's teardown (seen in CI: 60 s, then a timeout)."""
     while _OPENED:
         opened = _OPENED.pop()
-        if opened._future is None or opened._future.done():  # never started, or over
-            continue
+        # Through the communicator's documented methods only: a consumer that is over
+        # takes the disconnect as nothing more (or raises what it died of, or its
+        # cancellation if a receive's timeout cancelled it); one that does not stop
+        # within TIMEOUT is cancelled by `disconnect` itself.
         try:
             await opened.disconnect(timeout=TIMEOUT)
+        except asyncio.CancelledError:
+            if asyncio.current_task().cancelling():  # this test's task, not the consumer
+                raise
         except Exception:  # whatever it died of, the test has reported it
-            opened.future.cancel()
+            pass
 
 
 async def end_leftover_tasks(rounds: int = 40, pause: float = 0.25) -> None:
@@ -138,6 +144,31 @@ def _stack(task: asyncio.Task[Any]) -> str:
     out = io.StringIO()
     task.print_stack(file=out)
     return out.getvalue()
+
+
+async def hub_settled(village_id: int, timeout: float = TIMEOUT) -> None:
+    """Until this process's hub has followed the village to its committed version and
+    handed its sockets what that brought them (the hub hands out what a read brought in
+    the same step as it counts the read, `villages.consumers.hub.Hub.follow`): after this,
+    a socket's frames of the change are in flight or sent, and a short quiet tells the rest."""
+    from villages.consumers import hub as hub_module
+    from villages.models import Village
+
+    version = await database_sync_to_async(
+        lambda: Village.objects.values_list("version", flat=True).get(pk=village_id)
+    )()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        hub = hub_module.HUBS.get(loop)
+        watched = hub.villages.get(village_id) if hub is not None else None
+        if watched is None:
+            return  # no socket of this process watches it
+        known = watched.known
+        if known is not None and known.village.version >= version and not watched.wake.is_set():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"the hub did not follow village {village_id} to version {version}")
 
 
 async def connect(path: str, cookie: str | None) -> Socket:

@@ -65,8 +65,10 @@ async def open_view(game: Game, name: str, user) -> ClientView:
     return view
 
 
-async def test_an_old_view_plus_the_pushed_events_equals_a_fresh_view():
-    game = await db(waiting_village)(7, capacity=8)
+@pytest.mark.parametrize("hide_roles", [False, True], ids=["roles-shown-in-heaven", "hidden"])
+async def test_an_old_view_plus_the_pushed_events_equals_a_fresh_view(hide_roles):
+    options = {"hide_roles_in_heaven": hide_roles}
+    game = await db(waiting_village)(7, capacity=8, options=options)
     late = await db(make_user)()
     outsider = await db(make_user)()
     views = [await open_view(game, f"seat {no}", game.user(no)) for no in sorted(game.users)]

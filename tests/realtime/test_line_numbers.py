@@ -176,17 +176,17 @@ def test_the_migration_numbers_existing_lines_as_the_services_do():
 
 
 def test_a_process_carries_a_villages_hidden_lines_on_from_commit_to_commit(monkeypatch):
-    """Numbering a pushed line needs the village's lines kept from spectators. The process
-    that commits them carries them on (line_numbers.HIDDEN.advance): it reads them once,
-    not once a commit (that read was most of a push's cost with 21 screens)."""
+    """Numbering a pushed line needs the village's lines kept from spectators. A process
+    that commits them, or follows them for its sockets (villages.fanout), carries them on
+    (line_numbers.HIDDEN.advance): it reads them once, not once a commit (that read was
+    most of a push's cost with 21 screens)."""
+    from jinro_site import livebus
     from villages import line_numbers
-    from villages.services import push
 
     reads, pushed = [], []
     real = line_numbers._read
     monkeypatch.setattr(line_numbers, "_read", lambda *a, **kw: reads.append(kw) or real(*a, **kw))
-    monkeypatch.setattr(push, "who_listens", set)  # every viewer's screen listens:
-    monkeypatch.setattr(push, "send_pushes", lambda sends: pushed.append(sends) or [])
+    monkeypatch.setattr(livebus, "publish", lambda *sent: pushed.append(sent))
     game = started_village()  # night 1: a villager's talk is a monologue, a wolf's is heard
     for n in range(3):
         game.talk(4 + n, f"独り言{n}")

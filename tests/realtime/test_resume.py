@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import pytest
 from channels.db import database_sync_to_async as db
-from channels.layers import get_channel_layer
 
+from jinro_site import livebus
 from villages.consumers import api as api_socket
 from villages.consumers.base import VillageSocket
-from villages.groups import viewer_group
-from villages.services import push
 
 from .game import Game, number, started_village, to_day_two
 from .sockets import Socket, open_socket
@@ -125,19 +123,19 @@ async def test_a_line_committed_while_a_resume_reads_the_database_arrives_once(m
     await socket.close()
 
 
-async def test_a_lost_push_is_read_from_the_database_before_the_next_line(monkeypatch):
+async def test_a_lost_event_is_read_from_the_database_before_the_next_line(monkeypatch):
     game = await day_two()
     socket = await open_socket(game.village_id, token=await db(game.token)(LISTENER))
-    send = push.send_pushes
+    publish = livebus.publish
     dropped = []
 
-    def lossy(sends):
+    def lossy(group, event):
         if not dropped:
-            dropped.append(sends)
-            return []  # as if Redis had been down
-        return send(sends)
+            dropped.append(event)
+            return None  # as if Redis had been down
+        return publish(group, event)
 
-    monkeypatch.setattr(push, "send_pushes", lossy)
+    monkeypatch.setattr(livebus, "publish", lossy)
     await say(game, 6, "失われた")
     await say(game, 7, "次")
     await socket.quiet()
@@ -146,32 +144,35 @@ async def test_a_lost_push_is_read_from_the_database_before_the_next_line(monkey
     await socket.close()
 
 
-async def test_pushes_that_overtake_each_other_still_arrive_once_and_in_order(monkeypatch):
+async def test_events_that_overtake_each_other_still_bring_each_line_once_and_in_order(
+    monkeypatch,
+):
     game = await day_two()
     socket = await open_socket(game.village_id, token=await db(game.token)(LISTENER))
-    captured: list[list] = []
-    monkeypatch.setattr(push, "send_pushes", lambda sends: captured.append(sends) or [])
+    publish = livebus.publish
+    captured: list[tuple] = []
+    monkeypatch.setattr(livebus, "publish", lambda *sent: captured.append(sent))
     await say(game, 6, "先")
     await say(game, 7, "後")
-    layer = get_channel_layer()
-    for sends in reversed(captured):  # another node's push arrived first
-        for group, message in sends:
-            await layer.group_send(group, message)
+    for group, event in reversed(captured):  # another node's event arrived first
+        publish(group, event)
+    for group, event in captured:  # and both once more (a duplicate of each)
+        publish(group, event)
     await socket.quiet()
     assert texts(socket) == ["先", "後"]
     assert_in_order_once(socket)
     await socket.close()
 
 
-async def test_after_the_layer_reconnects_the_socket_catches_up(monkeypatch):
+async def test_a_lost_event_of_a_quiet_village_reaches_the_socket_at_the_heartbeat(
+    monkeypatch, settings
+):
+    settings.JINRO_LIVE_HEARTBEAT_MS = 100
     game = await day_two()
     socket = await open_socket(game.village_id, token=await db(game.token)(LISTENER))
-    monkeypatch.setattr(push, "send_pushes", lambda sends: [])
+    monkeypatch.setattr(livebus, "publish", lambda *sent: None)  # every event lost
     await say(game, 6, "停止中の発言")
-    await get_channel_layer().group_send(
-        viewer_group(game.village_id, LISTENER), {"type": "layer.reconnected"}
-    )
-    await socket.quiet()
+    await socket.until_state(timeout=5)  # within two heartbeats, without another event
     assert texts(socket) == ["停止中の発言"]
     await socket.close()
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 from channels.db import database_sync_to_async as db
-from channels.layers import get_channel_layer
 
-from villages.groups import viewer_group, village_events
+from villages.consumers.hub import Hub
+from villages.consumers.session import Push
+from villages.groups import village_events
 from villages.services import lifecycle, play
 
 from .game import icon_id, make_user, token_of, waiting_village
@@ -89,7 +90,8 @@ async def test_frames_computed_for_another_user_of_the_seat_are_never_relayed():
     stranger = await db(make_user)()
     secret = {"type": "state", "state": {"me": {"seat_no": 2, "will": "他人の遺言"}}}
     envelope = village_events([secret], viewer=2, user=stranger.pk, version=10**6)
-    await get_channel_layer().group_send(viewer_group(game.village_id, 2), envelope)
+    for listener in Hub.here().listeners_of(game.village_id):  # as the hub hands it over
+        listener.deliver(Push(envelope, viewer=2, user=stranger.pk))
     await socket.quiet(0.5)
     assert "他人の遺言" not in socket.text()
     assert socket.last_state()["me"]["seat_no"] == 2  # it re-read its own view instead

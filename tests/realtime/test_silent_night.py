@@ -10,14 +10,14 @@ import pytest
 from channels.db import database_sync_to_async as db
 
 from .game import Game, make_user, started_village, token_of
-from .sockets import Screen, Socket, open_screen, open_socket
+from .sockets import Screen, Socket, hub_settled, open_screen, open_socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
 
 # Eleven players: wolves 1-2, seer 3, guard 4, medium 5, madman 6, villagers 7-11.
 CAST_11 = {1: "wolf", 2: "wolf", 3: "seer", 4: "guard", 5: "medium", 6: "madman"}
 CAST_11 |= {n: "villager" for n in range(7, 12)}
-SILENCE = 5.0
+SILENCE = 0.5  # after the hub settled: what would come has come by then
 
 
 async def both(game: Game, seat: int | None) -> tuple[Socket, Screen]:
@@ -40,7 +40,11 @@ async def to_night_two(game: Game) -> None:
     await db(game.vote)(9, 1)
 
 
-async def assert_silent(observers: dict[str, tuple[Socket, Screen]], what: str) -> None:
+async def assert_silent(
+    game: Game, observers: dict[str, tuple[Socket, Screen]], what: str
+) -> None:
+    await hub_settled(game.village_id)
+
     async def hears(name: str, socket: Socket) -> None:
         got = await socket.quiet(SILENCE)
         kinds = [f["type"] for f in got]
@@ -67,7 +71,7 @@ async def test_night_actions_and_wills_reach_only_their_actors():
     await db(game.act)(4, "guard", 3)
     await db(game.act)(3, "divine", 1)
     await db(game.talk)(11, "村人でした。", "will")
-    await assert_silent(observers, "a guard, a divination and a will")
+    await assert_silent(game, observers, "a guard, a divination and a will")
 
     (guarded,) = [f for f in await guard[0].quiet(0.2) if f["type"] == "state"]
     assert guarded["state"]["me"]["action_done"] is True
@@ -99,7 +103,7 @@ async def test_night_actions_and_wills_reach_only_their_actors():
         await json_socket.quiet(0.3)
         await screen.read(0.1)
     await db(game.act)(2, "attack", 11)
-    await assert_silent(observers | {"seer": seer, "guard": guard}, "the wolves' choice")
+    await assert_silent(game, observers | {"seer": seer, "guard": guard}, "the wolves' choice")
     for name, (json_socket, screen) in {"wolf 1": wolf, "wolf 2": pack}.items():
         (chosen,) = [f for f in await json_socket.quiet(0.2) if f["type"] == "state"]
         assert chosen["state"]["me"]["night_action"]["targets"] == [11], name

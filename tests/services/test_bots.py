@@ -123,7 +123,9 @@ def test_staff_remove_a_bot_seat_before_the_start_and_the_village_is_no_longer_p
     assert not Village.objects.get(pk=village.pk).practice
 
 
-@pytest.mark.parametrize("players", range(8, 23))
+# Six rows of the cast table, both strategies (a third of the sizes play "random"); every
+# size is played by the engine's tests and bench/bot_villages.py.
+@pytest.mark.parametrize("players", [8, 12, 14, 16, 18, 22])
 def test_an_all_bot_village_plays_to_a_winner_without_a_sudden_death(players):
     rng = random.Random(players)
     options = {name: rng.random() < 0.5 for name in FLAGS}
@@ -157,7 +159,8 @@ def test_reasoning_bots_talk_claim_and_say_whom_they_vote_for():
         )
     )
     assert any("に投票します" in t for t in talk)
-    assert any("占いCOします" in t for t in talk)  # the seer, or a wolf pretending
+    lines = Message.objects.filter(village=village, kind="talk", day__gte=2)
+    assert lines.filter(code="bot_seer_claim").exists()  # the seer, or one pretending
 
 
 @override_settings(LANGUAGE_CODE="en")
@@ -167,7 +170,7 @@ def test_the_bots_lines_follow_the_sites_language():
     bots.add_bots(village_id=village.pk, user=owner)
     play_out(village.pk)
     talk = Message.objects.filter(village=village, kind="talk").values_list("text", flat=True)
-    assert any("I vote for" in t for t in talk) and not any("投票します" in t for t in talk)
+    assert any("vote for" in t for t in talk) and not any("投票します" in t for t in talk)
 
 
 def test_a_bot_never_acts_for_another_seat_nor_after_its_death(monkeypatch):
@@ -319,3 +322,78 @@ def test_bots_talk_at_dawn_and_vote_in_the_later_part_of_a_real_time_day():
     state = snapshot_of(village.pk).state
     assert [r.day for r in state.rounds][-1:] == [2]  # the round is counted (tied or not)
     assert not Seat.objects.filter(village=village, death_cause="sudden").exists()
+
+
+def _person_wolf_beside_a_bot_wolf(options: dict | None = None) -> tuple[int, object]:
+    """A practice village: a person in seat 1 and a bot in seat 2 are the wolves; night 1."""
+    owner = host()
+    staff = get_user_model().objects.create_user("staff", password="x", is_staff=True)
+    village = lifecycle.create_village(user=owner, name="人狼の夜", capacity=8, options=options)
+    icon = Icon.objects.choosable().first()
+    lifecycle.sit(village_id=village.pk, user=owner, handle_name="ひと", icon_id=icon.pk)
+    bots.add_bots(village_id=village.pk, user=owner)
+    roles = {"1": "wolf", "2": "wolf", "3": "seer"} | {str(n): "villager" for n in range(4, 9)}
+    lifecycle.fix_cast(village_id=village.pk, user=staff, roles=roles, sub_roles={})
+    lifecycle.vote_start(village_id=village.pk, user=owner)
+    assert snapshot_of(village.pk).state.phase is Phase.NIGHT
+    return village.pk, owner
+
+
+def test_a_bot_wolf_leaves_the_night_to_its_person_packmate_and_attacks_whom_they_whisper():
+    """Issue 39 item 1: the bot wolf used to take the pack's attack a second into the
+    night. It now proposes in a whisper and waits; the person names a target in a whisper
+    and that target is attacked."""
+    village_id, person = _person_wolf_beside_a_bot_wolf()
+    now = timezone.now()
+    for seconds in (0, 5, 30):  # every bot looks, again and again: the night stays
+        _settle(village_id, now + timedelta(seconds=seconds))
+    state = snapshot_of(village_id).state
+    assert state.phase is Phase.NIGHT and state.pack_attack(1) is None
+    whispers = Message.objects.filter(village_id=village_id, kind="wolf", day=1)
+    assert list(whispers.values_list("seat_no", "code")) == [(2, "bot_pack_propose")]
+    target = state.seat(6)
+    play.post_message(village_id=village_id, user=person, text=f"{target.name}さんでお願い")
+    _settle(village_id, now + timedelta(seconds=35))
+    state = snapshot_of(village_id).state
+    assert state.phase is Phase.DAY and not state.seat(6).alive
+    assert whispers.last().code == "bot_pack_follow"
+
+
+def test_in_virtual_time_the_bot_wolf_attacks_alone_once_the_person_let_a_silence_pass():
+    village_id, _person = _person_wolf_beside_a_bot_wolf()
+    now = timezone.now()
+    _settle(village_id, now)
+    assert snapshot_of(village_id).state.phase is Phase.NIGHT
+    _settle(village_id, now + timedelta(seconds=61))  # the clock's silence line, then the bots
+    state = snapshot_of(village_id).state
+    assert state.phase is Phase.DAY
+    codes = list(
+        Message.objects.filter(village_id=village_id, day=1).values_list("code", flat=True)
+    )
+    assert codes.index("silence_night") < codes.index("bot_pack_alone")
+
+
+def test_in_real_time_the_bot_wolf_attacks_alone_when_half_the_night_is_gone():
+    options = {"time": {"mode": "realtime", "day_seconds": 600, "night_seconds": 300}}
+    village_id, _person = _person_wolf_beside_a_bot_wolf(options)
+    start = snapshot_of(village_id).state.clock.phase_started_at
+    _settle(village_id, start + timedelta(seconds=1))
+    alarm = Seat.objects.get(village_id=village_id, seat_no=2).bot_alarm_at
+    assert alarm is not None and alarm - start >= timedelta(seconds=150)
+    _settle(village_id, alarm - timedelta(seconds=5))
+    assert snapshot_of(village_id).state.phase is Phase.NIGHT
+    _settle(village_id, alarm)
+    assert snapshot_of(village_id).state.phase is Phase.DAY
+
+
+def test_a_page_in_english_words_a_bot_s_answer_with_both_names_in_english():
+    from django.utils import translation
+
+    from villages import wording
+
+    params = {"asker": "アキラ(ボット)", "name": "ユウキ(ボット)", "w": "0"}
+    with translation.override("en"):
+        text = wording.line_text("talk", "bot_answer_hunch", params, "（日本語）")
+    assert text.startswith("Akira") and "Yuki" in text and "ボット" not in text, text
+    with translation.override("ja"):
+        assert wording.line_text("talk", "bot_answer_hunch", params, "（日本語）") == "（日本語）"

@@ -218,6 +218,27 @@ def test_the_waiting_room_shows_the_address_and_the_config_with_the_viewers_own_
     assert all(token_of(u) not in spectator for u in game.users)
 
 
+def test_the_docs_give_the_very_config_the_waiting_room_gives():
+    """Issue 39, item 14: docs/aiwolf.md's config.yml fragment is the waiting room's, line
+    for line (the address and the token aside, which are the page's own)."""
+    from tests.conftest import ROOT
+
+    docs = (ROOT / "docs" / "aiwolf.md").read_text(encoding="utf-8")
+    [block] = re.findall(r"```yaml\n(.*?)```", docs, flags=re.DOTALL)
+    documented = block.rstrip().splitlines()
+    indent = len(documented[0]) - len(documented[0].lstrip())
+    documented = [line[indent:] for line in documented]
+    game = agents_village()
+    profile_of(game.user(1))
+    page = down(game.client(1), game.id)
+    [pre] = re.findall(r'<pre class="agents-config"[^>]*>(.*?)</pre>', page, flags=re.DOTALL)
+    shown = text(pre).replace(address(game.id), "ws://127.0.0.1:8000/ws/aiwolf/villages/12/")
+    shown = shown.replace(token_of(game.user(1)), "<your API token>")
+    assert shown.splitlines() == documented
+    # What players will read of the contest's sample agent, told before they meet it.
+    assert "Agent[03]" in docs and "players will" in docs
+
+
 def test_an_account_without_a_profile_yet_is_shown_the_placeholder():
     game = agents_village()
     page = down(game.client(2), game.id)  # player2 has never opened its profile

@@ -226,7 +226,7 @@ def test_the_dead_talk_in_heaven_through_the_same_box(day_two):
 def test_objection_counts_down_and_posts_a_line(waiting):
     client = waiting.client(2)
     assert (
-        '異議あり(<span id="objections-left">5</span>)'
+        '異議あり (<span id="objections-left">5</span>)'
         in client.get(f"/villages/{waiting.id}/up/").content.decode()
     )
     assert client.post(f"/villages/{waiting.id}/objection/").status_code == 302

@@ -6,6 +6,7 @@ each other's page, nor a 304 on each other's ETag."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from django.test import Client
@@ -13,7 +14,16 @@ from django.test import Client
 from villages.services import lifecycle, play
 from villages.views.polls import KEPT
 
-from .conftest import Game, act, make_users, play_to_end, started_village, to_day_two
+from .conftest import (
+    CAST8,
+    Game,
+    act,
+    make_users,
+    play_to_end,
+    started_village,
+    to_day_two,
+    waiting_village,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -197,3 +207,21 @@ def test_the_pages_kept_are_bounded_by_their_size_oldest_first():
     assert (kept.get("b"), kept.get("a"), kept.get("c"), kept.weight) == (None, "12345", "123", 8)
     kept.put("huge", "x" * 50)  # kept alone, whatever it weighs
     assert list(kept.data) == ["huge"] and kept.weight == 50
+
+
+def test_a_real_time_pane_without_script_is_never_left_with_a_stale_virtual_clock(db):
+    """In real time the lower pane draws the virtual clock as it stands (for a page
+    without script): time passing changes what the viewer sees, though no write did."""
+    game = waiting_village(time={"mode": "realtime", "day_seconds": 600, "night_seconds": 300})
+    lifecycle.fix_cast(village_id=game.id, user=game.staff, roles=CAST8, sub_roles={})
+    for user in game.users:
+        lifecycle.vote_start(village_id=game.id, user=user)
+    to_day_two(game)
+    client = game.client(4)
+    first = client.get(down(game))
+    clock = re.compile(r'<span class="vclock"[^>]*>([^<]*)</span>')
+    time.sleep(1.0)  # 12 virtual hours in 600 s: a virtual minute is 0.83 s
+    answer = poll(client, down(game), first.headers["ETag"])
+    assert answer.status_code == 200
+    before = clock.search(first.content.decode())[1]
+    assert clock.search(answer.content.decode())[1] != before

@@ -17,9 +17,11 @@ from villages.engine.visibility import (
     MessageLike,
     MeView,
     SeatView,
+    VoteRoundView,
     me_view,
     seat_views,
     see_message,
+    vote_views,
 )
 
 
@@ -53,6 +55,7 @@ class BotView:
     # The share of the phase's time still left (virtual time counted by talk, or the real
     # time of a real-time village), from 1.0 at its start to 0.0 when the time is up.
     share_left: float | None = None
+    rounds: tuple[VoteRoundView, ...] = ()  # every vote round so far, ballot by ballot (開票)
 
     def seat(self, no: int) -> SeatView:
         return next(s for s in self.seats if s.no == no)
@@ -122,6 +125,7 @@ def bot_view(
         time_up=time_is_up(state, now),
         seconds_left=(deadline - now).total_seconds() if deadline else None,
         share_left=_share_left(state, rules, now),
+        rounds=tuple(vote_views(state)),
     )
 
 

@@ -5,8 +5,10 @@ token (`Authorization: Bearer <token>`, what `aiwolf-nlp-common` sends, or `?tok
 village that cannot take the agent refuses it with an `error` frame (API.md's shape) and
 a close code, before its name is asked. Then `NAME`, its seat (`services.agents`), and
 the dialogue (`villages.aiwolf.Dialogue`): each packet is built from the seat's view at
-that moment, each answer goes through the players' services. The socket hears its
-seat's push group only to know when to look again (what the seat sees changed).
+that moment, each answer goes through the players' services. The socket registers with
+its loop's hub (`villages.consumers.hub`) only to know when to look again: the hub wakes
+it when what the seat sees changed, and tells it when a newer socket of its agent took
+the seat over.
 """
 
 from __future__ import annotations
@@ -14,16 +16,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import uuid
 from typing import Any
 
-from channels.layers import get_channel_layer
-
 from accounts.services import user_for_token
-from villages.aiwolf import Act, Ask, Dialogue, Say, Sleep, Tell, Vote
+from villages.aiwolf import Act, Ask, Dialogue, Look, Say, Sleep, Tell, Vote
 from villages.consumers.base import CLOSE_BANNED, CLOSE_TRY_AGAIN, ClientLink, in_thread, query_of
+from villages.consumers.hub import Hub, LayerAway
 from villages.engine.errors import RuleError
-from villages.groups import agent_group, encode, viewer_group
-from villages.services import agents
+from villages.groups import AGENT_REPLACED, encode
+from villages.services import agents, push
 from villages.services.errors import Banned
 from villages.wording import AGENT_REFUSALS
 
@@ -33,7 +35,6 @@ CLOSE_DONE = 1000
 CLOSE_REFUSED = 4403
 CLOSE_NO_NAME = 4408
 CLOSE_REPLACED = 4409
-REPLACED = "aiwolf.replaced"
 REFUSAL_PAUSE = 2.0  # seconds before a refusal: an agent that reconnects at once, in a loop,
 # (the contest's sample agent does) knocks every few seconds, not hundreds of times a second
 
@@ -49,26 +50,36 @@ def bearer_token(scope: dict[str, Any]) -> str:
 
 
 class AgentSocket(ClientLink):
+    flavour = "agent"
+
     def __init__(self, scope: dict[str, Any], send: Any) -> None:
         super().__init__(send)
         self.scope = scope
         self.village_id = int(scope["url_route"]["kwargs"]["village_id"])
-        self.layer = get_channel_layer()
-        self.channel = ""
-        self.groups: list[str] = []
+        self.ident = uuid.uuid4().hex  # tells this socket from a newer one of its agent
+        self.seat_no: int | None = None
+        self.user_id: int | None = None
+        self.hub: Hub | None = None
+        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.answers: asyncio.Queue[str] = asyncio.Queue()
         self.changed = asyncio.Event()
         self.gone = asyncio.Event()
         self.late = 0  # answers still owed to asks that timed out: dropped when they come
 
+    @property
+    def viewer(self) -> int | None:
+        return self.seat_no
+
+    def deliver(self, message: dict[str, Any]) -> None:
+        """From the hub: a wake-up (what the seat sees changed), or a take-over."""
+        if message.get("type") == AGENT_REPLACED:
+            if message.get("by") != self.ident:
+                self.inbox.put_nowait(message)
+            return
+        self.changed.set()
+
     async def run(self, receive: Any) -> None:
         if (await receive())["type"] != "websocket.connect":
-            return
-        try:
-            self.channel = await self.layer.new_channel()
-        except Exception as error:  # Redis is away: the agent comes back later
-            logger.warning("village %s: channel layer unavailable: %s", self.village_id, error)
-            await self.asgi_send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN})
             return
         await self.asgi_send({"type": "websocket.accept"})
         reading = asyncio.ensure_future(self.read(receive))
@@ -76,7 +87,7 @@ class AgentSocket(ClientLink):
         try:
             seat = await self.seat()
             if seat is not None:
-                listening = asyncio.ensure_future(self.listen(seat))
+                listening = asyncio.ensure_future(self.listen())
                 await self.play(*seat)
         except Exception:
             logger.exception("village %s: an agent's socket failed", self.village_id)
@@ -88,9 +99,8 @@ class AgentSocket(ClientLink):
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
-            for group in self.groups:
-                with contextlib.suppress(Exception):
-                    await self.layer.group_discard(group, self.channel)
+            if self.hub is not None:
+                await self.hub.unwatch(self)
 
     async def read(self, receive: Any) -> None:
         while True:
@@ -102,16 +112,11 @@ class AgentSocket(ClientLink):
             if message["type"] == "websocket.receive" and message.get("text") is not None:
                 await self.answers.put(message["text"])
 
-    async def listen(self, seat: tuple[int, Any]) -> None:
-        """Every push to the seat is a change to look at; a newer socket of the seat's
-        agent takes the seat over."""
-        while True:
-            message = await self.layer.receive(self.channel)
-            if message.get("type") == REPLACED and message.get("by") != self.channel:
-                await self.refuse_with("replaced", CLOSE_REPLACED, pause=False)
-                self.gone.set()
-                return
-            self.changed.set()
+    async def listen(self) -> None:
+        """A newer socket of the seat's agent takes the seat over: this one closes."""
+        await self.inbox.get()
+        await self.refuse_with("replaced", CLOSE_REPLACED, pause=False)
+        self.gone.set()
 
     # -- admission ------------------------------------------------------------------------
 
@@ -162,11 +167,16 @@ class AgentSocket(ClientLink):
             await self.refuse_after_pause(CLOSE_REFUSED, error.code, error.message)
             return None
         user = await in_thread(agents.seat_user)(self.village_id, seat_no)
-        group = agent_group(self.village_id, seat_no)
-        await self.layer.group_send(group, {"type": REPLACED, "by": self.channel})
-        for joined in (group, viewer_group(self.village_id, seat_no)):
-            await self.layer.group_add(joined, self.channel)
-            self.groups.append(joined)
+        self.seat_no, self.user_id = seat_no, user.pk if user is not None else None
+        hub = Hub.here()
+        try:
+            await hub.watch(self)
+        except LayerAway as away:  # the agent comes back later
+            logger.warning("village %s: channel layer unavailable: %s", self.village_id, away)
+            await self.close(CLOSE_TRY_AGAIN)
+            return None
+        self.hub = hub
+        push.publish_agent_replaced(self.village_id, seat_no, self.ident)
         return seat_no, user
 
     # -- the dialogue -------------------------------------------------------------------
@@ -218,7 +228,7 @@ class AgentSocket(ClientLink):
                     continue
                 command = dialogue.answered(step, text, look)
                 if command is not None:
-                    refused = await in_thread(_carry_out)(self.village_id, user, command)
+                    refused = await in_thread(_carry_out)(self.village_id, user, command, look)
                     if refused and not isinstance(command, Say):
                         dialogue.refused("vote" if isinstance(command, Vote) else command.ability)
                 continue
@@ -235,12 +245,13 @@ class AgentSocket(ClientLink):
                 w.cancel()
 
 
-def _carry_out(village_id: int, user: Any, command: Say | Vote | Act) -> str | None:
+def _carry_out(village_id: int, user: Any, command: Say | Vote | Act, asked: Look) -> str | None:
+    """The agent's answer, taken in the scene it was asked in (`asked`) or not at all."""
     if isinstance(command, Say):
-        return agents.say(village_id, user, command.text)
+        return agents.say(village_id, user, command.text, asked)
     if isinstance(command, Vote):
-        return agents.vote(village_id, user, command.target)
-    return agents.act(village_id, user, command.ability, command.target)
+        return agents.vote(village_id, user, command.target, asked)
+    return agents.act(village_id, user, command.ability, command.target, asked)
 
 
 async def agent_socket(scope: dict[str, Any], receive: Any, send: Any) -> None:

@@ -36,16 +36,14 @@ from villages.consumers.base import (
     in_thread,
     whole_number,
 )
-from villages.consumers.session import Route
-from villages.groups import viewer_group
+from villages.consumers.session import Push, Route
 from villages.live_reads import Snapshot, read_snapshot
 
 RESUME_PAGE = 200  # lines read at a time by a resume
 
 
 class ApiSocket(VillageSocket):
-    def group_for(self, viewer: int | None) -> str:
-        return viewer_group(self.village_id, viewer)
+    flavour = "api"
 
     async def start(self, after: int | None) -> None:
         snap = await self.snapshot(after=NOTHING if after is None else after)
@@ -83,8 +81,9 @@ class ApiSocket(VillageSocket):
         self.session.resumed(after, snap.last)
         await self.send_state(snap)
 
-    async def place(self, envelope: dict[str, Any]) -> None:
-        route = self.session.route(envelope)
+    async def place(self, push: Push) -> None:
+        route = self.session.route(push)
+        envelope = push.envelope
         if route is Route.IGNORE:
             return
         if route is Route.REREAD:
@@ -96,6 +95,9 @@ class ApiSocket(VillageSocket):
         if route is Route.GAP:
             await self.catch_up()  # a push before this one never arrived (yet)
         await self.send_texts(self.session.frames_of(envelope))
+
+    async def reload(self) -> None:
+        await self.catch_up(whole_log=True)
 
     async def catch_up(self, *, whole_log: bool = False, cues: list[str] | None = None) -> None:
         """Send what the database has beyond the cursor (or the whole log), then the

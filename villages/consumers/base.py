@@ -1,18 +1,20 @@
 """What both village sockets share: the ASGI WebSocket dialogue, who is watching, the
-groups heard, the turn-taking between the client's frames and the pushes, and reads.
+turn-taking between the client's frames and the pushes, and reads.
 
 A socket is an ASGI application of its own (the ASGI WebSocket protocol: `websocket.connect`,
 `.receive`, `.disconnect` in; `.accept`, `.send`, `.close` out), routed by channels'
-`URLRouter`, and hears the channel layer through the layer API (`new_channel`, `receive`,
-`group_add`, `group_discard`). Two loops run per socket: the client's frames, and the
-layer's messages. What they touch is guarded by one lock, and pushes are held until the
-socket knows where its client stands (`villages.consumers.session`).
+`URLRouter`. It does not hear the channel layer itself: it registers with its event
+loop's hub (`villages.consumers.hub`), which hands it, in-process, what each change of
+the village means to its viewer, its user's ban notices, and signals (read again: the
+user moved seats; read everything: the hub could not follow). Two loops run per socket:
+the client's frames, and what the hub hands it. What they touch is guarded by one lock,
+and pushes are held until the socket knows where its client stands
+(`villages.consumers.session`).
 
 Who is watching: `?token=<API token>`, else the session's user (`jinro_site.websocket`);
-the viewer is that user's seat in the village, else a spectator. The socket hears three
-groups (`villages.groups`): its viewer's own (in its flavour), the village's roster signal
-and its user's. Every frame it sends was computed for its viewer by the push, or read here
-through the selectors: from the engine's visibility function.
+the viewer is that user's seat in the village, else a spectator. Every frame it sends was
+worked out for its viewer by the hub, or read here through the selectors: from the
+engine's visibility function.
 """
 
 from __future__ import annotations
@@ -27,21 +29,13 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 from django.conf import settings
 
 from accounts.bans import notice_for, user_may_log_in
 from accounts.services import user_for_token
-from villages.consumers.session import Session
-from villages.groups import (
-    USER_CHANGED,
-    VILLAGE_EVENTS,
-    VILLAGE_ROSTER,
-    VILLAGE_SCREEN,
-    encode,
-    roster_group,
-    user_group,
-)
+from villages.consumers.hub import Hub, LayerAway
+from villages.consumers.session import Push, Session
+from villages.groups import USER_CHANGED, VILLAGE_CATCH_UP, VILLAGE_RELOAD, encode
 from villages.live_reads import resolve_viewer
 from villages.services.errors import Banned
 from villages.services.ratelimit import TokenBucket
@@ -120,9 +114,11 @@ class ClientLink:
 
 class VillageSocket(ClientLink):
     """One socket watching one village as one viewer (see the module). Subclasses give
-    the flavour: the group of a viewer, the first read, pushes, catch-ups, client frames."""
+    the flavour: the first read, pushes, catch-ups, client frames."""
 
     HOLD_SECONDS = 0.5
+    INBOX_LIMIT = 200  # handed over and not yet handled: past it, read everything again
+    flavour = ""
 
     def __init__(self, scope: dict[str, Any], send: Any) -> None:
         super().__init__(send)
@@ -131,9 +127,8 @@ class VillageSocket(ClientLink):
         self.village_id = int(scope["url_route"]["kwargs"]["village_id"])
         self.user_id: int | None = None
         self.session = Session()
-        self.layer = get_channel_layer()
-        self.channel = ""
-        self.groups: list[str] = []
+        self.inbox: asyncio.Queue[Any] = asyncio.Queue()
+        self.hub: Hub | None = None
         self.lock = asyncio.Lock()
         self.hold_task: asyncio.Future[None] | None = None
         self.limiter = TokenBucket(settings.JINRO_WS_BURST, settings.JINRO_WS_PER_MINUTE)
@@ -143,20 +138,25 @@ class VillageSocket(ClientLink):
     def viewer(self) -> int | None:
         return self.session.viewer
 
+    def deliver(self, message: Any) -> None:
+        """What the hub hands this socket, for its listening loop (never blocks). A socket
+        that fell that far behind reads everything again instead."""
+        if self.inbox.qsize() >= self.INBOX_LIMIT:
+            while not self.inbox.empty():
+                self.inbox.get_nowait()
+            message = {"type": VILLAGE_RELOAD}
+        self.inbox.put_nowait(message)
+
     # -- the ASGI dialogue ----------------------------------------------------------------
 
     async def run(self, receive: Any) -> None:
         if (await receive())["type"] != "websocket.connect":
             return
-        try:
-            self.channel = await self.layer.new_channel()
-        except Exception as error:  # Redis is away: the client comes back later
-            logger.warning("village %s: channel layer unavailable: %s", self.village_id, error)
-            await self.asgi_send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN})
-            return
+        # Accepted first: a refusal (a close code and its reason) reaches the client only
+        # on an accepted socket (one closed before is an HTTP 403 whatever the reason).
+        await self.asgi_send({"type": "websocket.accept"})
         listening = asyncio.ensure_future(self.or_close(self.listen))
         try:
-            await self.asgi_send({"type": "websocket.accept"})
             await self.open()
             while True:
                 message = await receive()
@@ -171,13 +171,12 @@ class VillageSocket(ClientLink):
                     task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await listening
-            for group in self.groups:
-                with contextlib.suppress(Exception):
-                    await self.layer.group_discard(group, self.channel)
+            if self.hub is not None:
+                await self.hub.unwatch(self)
 
     async def listen(self) -> None:
         while True:
-            message = await self.layer.receive(self.channel)
+            message = await self.inbox.get()
             async with self.lock:
                 if not self.session.hold(message):
                     await self.apply(message)
@@ -196,7 +195,7 @@ class VillageSocket(ClientLink):
                 await self.close(CLOSE_FAILED)
 
     async def open(self) -> None:
-        """Who is watching, which groups to hear, then the flavour's first read."""
+        """Who is watching, the hub's ear, then the flavour's first read."""
         try:
             identified = await self.identify(self.query.get("token", [""])[0])
         except Banned as banned:  # a token whose user is banned from logging in
@@ -209,16 +208,15 @@ class VillageSocket(ClientLink):
         if not exists:
             await self.refuse(CLOSE_NOT_FOUND, "not_found")
             return
-        try:
-            await self.join(roster_group(self.village_id))
-            if self.user_id is not None:
-                await self.join(user_group(self.user_id))
-            await self.join(self.group_for(seat))
-        except Exception:
-            logger.warning("village %s: channel layer unavailable", self.village_id, exc_info=True)
-            await self.close(CLOSE_TRY_AGAIN)
-            return
         self.session.viewer, self.session.user = seat, self.user_id
+        hub = Hub.here()
+        try:
+            await hub.watch(self)  # before the first read: no change falls between
+        except LayerAway as away:
+            logger.warning("village %s: channel layer unavailable: %s", self.village_id, away)
+            await self.refuse(CLOSE_TRY_AGAIN, "layer_away")
+            return
+        self.hub = hub
         async with self.lock:
             await self.start(whole_number(self.query.get("after", [None])[0]))
 
@@ -235,19 +233,20 @@ class VillageSocket(ClientLink):
 
     # -- the flavour's part ---------------------------------------------------------------
 
-    def group_for(self, viewer: int | None) -> str:
-        raise NotImplementedError
-
     async def start(self, after: int | None) -> None:
         """The first read, once the socket hears its groups (under the lock)."""
         raise NotImplementedError
 
-    async def place(self, envelope: dict[str, Any]) -> None:
+    async def place(self, push: Push) -> None:
         """A push of the socket's flavour, once released (under the lock)."""
         raise NotImplementedError
 
     async def catch_up(self) -> None:
         """Send what the database has beyond what the socket sent (under the lock)."""
+        raise NotImplementedError
+
+    async def reload(self) -> None:
+        """Send everything again, as the database has it (under the lock)."""
         raise NotImplementedError
 
     async def client_message(self, content: Any) -> None:
@@ -283,18 +282,17 @@ class VillageSocket(ClientLink):
 
     # -- channel layer -> server ----------------------------------------------------------
 
-    async def apply(self, message: dict[str, Any]) -> None:
-        kind = message["type"]
-        if kind in (VILLAGE_EVENTS, VILLAGE_SCREEN):
+    async def apply(self, message: Any) -> None:
+        if isinstance(message, Push):
             await self.place(message)
-        elif kind == VILLAGE_ROSTER:
-            mine = next((no for no, user in message["seats"] if user == self.user_id), None)
-            if self.user_id is not None and mine != self.viewer:
-                await self.catch_up()  # the user sat, left or was kicked
+            return
+        kind = message["type"]
+        if kind == VILLAGE_CATCH_UP:
+            await self.catch_up()  # the user sat, left or was kicked: as the new viewer
         elif kind == USER_CHANGED:
             await self.check_standing()
-        else:  # the layer lost pushes to this socket (Redis was away, or a full queue)
-            await self.catch_up()
+        elif kind == VILLAGE_RELOAD:
+            await self.reload()
 
     async def check_standing(self) -> None:
         """A ban (or its end): log-in bans close the socket; others are shown."""
@@ -349,17 +347,7 @@ class VillageSocket(ClientLink):
         return found
 
     async def move_to(self, viewer: int | None) -> None:
-        old = self.group_for(self.viewer)
-        await self.join(self.group_for(viewer))
-        if old in self.groups:
-            self.groups.remove(old)
-            await self.layer.group_discard(old, self.channel)
         self.session.moved_to(viewer)
-
-    async def join(self, group: str) -> None:
-        await self.layer.group_add(group, self.channel)
-        if group not in self.groups:
-            self.groups.append(group)
 
 
 def _standing(user_id: int) -> tuple[bool, str]:

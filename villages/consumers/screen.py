@@ -24,8 +24,7 @@ from villages.consumers.base import (
     in_thread,
     whole_number,
 )
-from villages.consumers.session import Page, Route
-from villages.groups import screen_group
+from villages.consumers.session import Page, Push, Route
 from villages.views.live import Screen, draw_delta, read_screen
 from villages.views.standing import Local
 
@@ -34,14 +33,13 @@ AT_CURSOR = -1  # `redraw(after=...)`: the lines after the socket's cursor
 
 
 class ScreenSocket(VillageSocket):
+    flavour = "screen"
+
     def __init__(self, scope: dict[str, Any], send: Any) -> None:
         super().__init__(scope, send)
         self.lang = settings.LANGUAGE_CODE
         self.page = Page()
         self.local = Local()
-
-    def group_for(self, viewer: int | None) -> str:
-        return screen_group(self.village_id, viewer)
 
     async def identify(self, token: str) -> bool:
         identified = await super().identify(token)
@@ -68,8 +66,9 @@ class ScreenSocket(VillageSocket):
         await self.release()
         await self.answer_unknown(kind, after=after)
 
-    async def place(self, envelope: dict[str, Any]) -> None:
-        route = self.session.route(envelope)
+    async def place(self, push: Push) -> None:
+        route = self.session.route(push)
+        envelope = push.envelope
         if route is Route.IGNORE:
             return
         if route is Route.REREAD:
@@ -85,6 +84,9 @@ class ScreenSocket(VillageSocket):
 
     async def catch_up(self) -> None:
         await self.redraw()
+
+    async def reload(self) -> None:
+        await self.redraw(logs=True)
 
     async def standing_changed(self, notice: str) -> None:
         await self.redraw()  # the notice, and the controls a ban takes away

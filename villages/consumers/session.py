@@ -25,9 +25,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from villages.groups import VILLAGE_EVENTS, VILLAGE_SCREEN, encode
+from villages.groups import encode
 
-NOBODY = object()  # a viewer absent from a screen envelope
 NOT_CUES = frozenset({"message", "state", "shown", "hidden"})  # API frames that are no cue
 
 
@@ -39,6 +38,16 @@ class Route(enum.Enum):
     WIDEN = "widen"  # the viewer may see more from now on: the whole log again
     GAP = "gap"  # an earlier push is missing: read the gap, then place this one
     IN_ORDER = "in_order"  # place it
+
+
+@dataclass(frozen=True)
+class Push:
+    """An envelope (`villages.groups`: API frames or a screen delta) and whom the hub
+    worked it out for: a seat (None: the spectators) and that seat's user."""
+
+    envelope: dict[str, Any]
+    viewer: int | None
+    user: int | None
 
 
 @dataclass
@@ -107,20 +116,13 @@ class Session:
 
     # -- pushes ----------------------------------------------------------------------------
 
-    def route(self, envelope: dict[str, Any]) -> Route:
+    def route(self, push: Push) -> Route:
         """What a push (an API `village.events` or a `village.screen` envelope) asks."""
-        if envelope["type"] == VILLAGE_SCREEN:
-            user = next((u for v, u in envelope["viewers"] if v == self.viewer), NOBODY)
-            if user is NOBODY:
-                return Route.IGNORE
-        elif envelope["type"] == VILLAGE_EVENTS:
-            if envelope.get("viewer") != self.viewer:
-                return Route.IGNORE
-            user = envelope.get("user")
-        else:
-            raise ValueError(f"not a push: {envelope['type']}")
-        if self.viewer is not None and user != self.user:
+        if push.viewer != self.viewer:
+            return Route.IGNORE
+        if self.viewer is not None and push.user != self.user:
             return Route.REREAD
+        envelope = push.envelope
         if envelope.get("widen"):
             return Route.WIDEN
         prev = envelope.get("prev")

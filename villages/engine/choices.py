@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from .day import vote
+from .day import check_vote
 from .errors import InvalidTarget, RuleError
 from .night import night_action
 from .rules import Rules
@@ -33,10 +33,10 @@ class Choice:
 def _try(
     state: GameState, seat_no: int, action: str, targets: list[int], r: Rules, now: datetime
 ) -> None:
-    rng = random.Random(0)
-    if action == "vote":
-        vote(state, voter=seat_no, target=targets[0], rules=r, rng=rng, now=now)
+    if action == "vote":  # the vote's own checks: casting it could run the whole tally
+        check_vote(state, voter=seat_no, target=targets[0])
     else:
+        rng = random.Random(0)
         night_action(
             state,
             seat_no=seat_no,

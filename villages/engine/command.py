@@ -12,6 +12,7 @@ from .errors import (
     InvalidTarget,
     NotSeated,
     NotYourAbility,
+    SceneChanged,
     WrongPhase,
     _,
 )
@@ -38,6 +39,29 @@ from .state import (
 class Step:
     state: GameState
     events: tuple[Event, ...]
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Where a command was made: the day and phase its form or request showed and, for a
+    ballot, the vote round. A part left None is not checked."""
+
+    day: int | None = None
+    phase: Phase | None = None
+    round: int | None = None
+
+
+def check_scene(state: GameState, at: Scene | None, refusal: str | None = None) -> None:
+    """Refuse a command made in a scene the village has left (a line written at night
+    and sent after the dawn, a ballot from before a revote): it is taken in no other."""
+    if at is None:
+        return
+    if (at.day is not None and at.day != state.day) or (
+        at.phase is not None and at.phase is not state.phase
+    ):
+        raise SceneChanged(refusal)
+    if at.round is not None and state.phase is Phase.DAY and at.round != state.vote_round:
+        raise SceneChanged(_("再投票になりました。もう一度投票してください。"))
 
 
 class Run:
@@ -143,18 +167,21 @@ def lovers_follow(run: Run) -> list[Seat]:
 
 
 def publish_wills(run: Run) -> None:
-    """Wills of those who died since the last morning (never the dummy boy's)."""
+    """Wills of those who died since the last morning. The dummy boy writes none: its will
+    is the site's own line (`dummy_will`, worded by the site), as the reference gives it
+    one of its own."""
     for x in run.state.seats:
         if not x.alive and not x.will_published:
             x.will_published = True
-            if x.will and not x.dummy:
+            if x.dummy or x.will:
                 run.events.append(
                     Post(
                         day=run.state.day,
                         phase=run.state.phase,
                         kind=MessageKind.WILL,
-                        text=x.will,
+                        text="" if x.dummy else x.will,
                         seat_no=x.no,
+                        code="dummy_will" if x.dummy else "",
                     )
                 )
 

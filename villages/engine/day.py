@@ -9,9 +9,11 @@ from datetime import datetime
 
 from .command import (
     Run,
+    Scene,
     Step,
     acting_seat,
     begin_phase,
+    check_scene,
     end_game,
     finish_if_over,
     kill,
@@ -21,6 +23,7 @@ from .command import (
 from .errors import (
     AlreadyVoted,
     InvalidTarget,
+    WrongPhase,
     _,
 )
 from .events import (
@@ -51,22 +54,39 @@ def vote(
     rules: Rules,
     rng: random.Random,
     now: datetime,
+    at: Scene | None = None,
 ) -> tuple[Step, bool]:
-    """処刑投票: one ballot per round, never changed. Returns whether the tally ran."""
-    run = Run.during(Phase.DAY, "処刑の投票は昼だけです。", state, rules, now)
+    """処刑投票: one ballot per round, never changed. Returns whether the tally ran.
+
+    `at`: the day, phase and round the ballot was cast in; one from before a revote is
+    counted in no later round."""
+    check_scene(state, at, ACTION_REFUSAL)
+    check_vote(state, voter=voter, target=target)
+    run = Run(state, rules, now)
     s = run.state
     seat = acting_seat(s, voter)
-    victim = live_target(s, target)
-    if victim.no == seat.no:
-        raise InvalidTarget(_("自分には投票できません。"))
-    if any(b.voter == voter for b in s.current_ballots()):
-        raise AlreadyVoted()
     weight = 2 if seat.has(SubRole.AUTHORITY) else 1
     s.ballots.append(Ballot(s.day, s.vote_round, voter, target, weight))
     if owed_votes(s):
         return run.done(), False
     _tally(run, rng)
     return run.done(), True
+
+
+ACTION_REFUSAL = _("場面が変わったため、受け付けませんでした。もう一度選んでください。")
+
+
+def check_vote(state: GameState, *, voter: int, target: int) -> None:
+    """The refusals of `vote`, without casting it (the seats a voter may choose ask this:
+    `choices`)."""
+    if state.phase is not Phase.DAY:
+        raise WrongPhase(_("処刑の投票は昼だけです。"))
+    seat = acting_seat(state, voter)
+    victim = live_target(state, target)
+    if victim.no == seat.no:
+        raise InvalidTarget(_("自分には投票できません。"))
+    if any(b.voter == voter for b in state.current_ballots()):
+        raise AlreadyVoted()
 
 
 def owed_votes(state: GameState) -> list[Seat]:

@@ -97,3 +97,11 @@ class TextTooLong(RuleError):
 class TooFewPlayers(RuleError):
     code = "too_few_players"
     default_message = _("人数が足りないため開始できません。")
+
+
+class SceneChanged(RuleError):
+    """The command named the day and phase (and, for a ballot, the vote round) it was made
+    in, and the village has moved on since: nothing is taken (API.md's `phase_changed`)."""
+
+    code = "phase_changed"
+    default_message = _("場面が変わったため、受け付けませんでした。画面を確かめてください。")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .cast import Cast
 from .clock import abandon, next_deadline, tick
-from .command import Step
+from .command import Scene, Step
 from .day import owed_votes, vote
 from .lobby import (
     AGENT_MARK,
@@ -41,6 +41,7 @@ __all__ = [
     "Ability",
     "Cast",
     "Role",
+    "Scene",
     "Step",
     "abandon",
     "can_start",

@@ -206,14 +206,21 @@ def kick_vote(
         raise AlreadyVoted(_("すでにキック投票しています。"))
     if voter is not None:
         voters = voters | {voter}
+    if voter is not None and voter != target:
+        # A kick vote is public, as the reference makes it: who voted to kick whom (a
+        # self-kick is a leave, which the kick's own line tells).
+        run.post("kick_vote", voter=get_seat(s, voter).name, name=victim.name)
     s.kick_votes[target] = voters
     s.clock.last_activity_at = now
     kicked = staff or voter == target or len(voters - {target}) >= rules.kick_votes
     if kicked:
         _remove_seat(s, target)
+        run.post("kicked", name=victim.name)
+        cleared = any(seat.start_voted and not seat.dummy for seat in s.seats)
         for seat in s.seats:
             seat.start_voted = seat.dummy
-        run.post("kicked", name=victim.name)
+        if cleared:
+            run.post("start_votes_cleared")
         run.events.append(Kicked(target, by_staff=staff))
     return run.done(), kicked
 

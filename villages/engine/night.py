@@ -9,16 +9,18 @@ from datetime import datetime
 from .abilities import divination_happens
 from .command import (
     Run,
+    Scene,
     Step,
     acting_seat,
     begin_phase,
+    check_scene,
     finish_if_over,
     kill,
     live_target,
     lovers_follow,
     publish_wills,
 )
-from .day import owed_votes
+from .day import ACTION_REFUSAL, owed_votes
 from .errors import (
     AlreadyActed,
     InvalidTarget,
@@ -51,8 +53,12 @@ def night_action(
     rules: Rules,
     rng: random.Random,
     now: datetime,
+    at: Scene | None = None,
 ) -> tuple[Step, bool]:
-    """Attack, divine, guard or cupid. Returns whether the dawn came."""
+    """Attack, divine, guard or cupid. Returns whether the dawn came.
+
+    `at`: the night the action was chosen in; one sent after that night is not taken."""
+    check_scene(state, at, ACTION_REFUSAL)
     run = Run.during(Phase.NIGHT, "夜の行動は夜だけです。", state, rules, now)
     s = run.state
     seat = acting_seat(s, seat_no)
@@ -93,6 +99,8 @@ def _check_action(
         raise InvalidTarget(_("対象を{n}人選んでください。"), n=wanted)
     chosen = [live_target(s, no) for no in targets]
     if ability is Ability.CUPID:
+        if any(x.dummy for x in chosen):  # as the reference refuses it
+            raise InvalidTarget(_("身代わり君は恋人に選べません。"))
         if len(s.seats) < rules.cupid_self_below and seat.no not in targets:
             raise InvalidTarget(
                 _("{n}人未満の村では、自分と誰か一人を選んでください。"), n=rules.cupid_self_below

@@ -38,6 +38,12 @@ class SeatResult:
     team: Team
     won: bool
     survived: bool
+    drawn: bool = False  # the village ended in a draw: nobody won, nobody lost
+
+    @property
+    def result(self) -> str:
+        """The result as API.md's history says it: "win", "loss" or "draw"."""
+        return "draw" if self.drawn else "win" if self.won else "loss"
 
 
 def seat_result(state: GameState, seat: Seat) -> SeatResult | None:
@@ -50,5 +56,6 @@ def result_of(winner: Winner | None, seat: Seat) -> SeatResult | None:
     if winner is None or seat.role is None:
         return None
     team = team_of(seat.role, seat.sub_roles)
-    won = not seat.dummy and winner is not Winner.DRAW and team.value == winner.value
-    return SeatResult(seat.no, team, won, seat.alive)
+    drawn = winner is Winner.DRAW
+    won = not seat.dummy and not drawn and team.value == winner.value
+    return SeatResult(seat.no, team, won, seat.alive, drawn)

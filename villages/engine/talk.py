@@ -6,7 +6,9 @@ from datetime import datetime
 
 from .command import (
     Run,
+    Scene,
     Step,
+    check_scene,
     get_seat,
 )
 from .errors import (
@@ -55,16 +57,19 @@ def talk(
     rules: Rules,
     now: datetime,
     wording: tuple[str, tuple[tuple[str, str], ...]] = ("", ()),
+    at: Scene | None = None,
 ) -> Step:
     """発言: public by day and before/after the game; at night the speaker's night kind.
 
     With `heaven`, 霊話: the dead talk among themselves while the game runs; it never
     costs time. `wording` is the code and params of a line the site words itself (a
-    bot's), kept with the line beside its text.
+    bot's), kept with the line beside its text. `at`: the scene the line was written in;
+    a line is never published in another (a wolf's night line sent after the dawn).
     """
     code, params = wording
     run, seat = _speaker(state, seat_no, rules, now)
     s = run.state
+    check_scene(s, at, LINE_REFUSAL)
     if heaven:
         if s.phase not in (Phase.DAY, Phase.NIGHT):
             raise WrongPhase(_("霊話はゲーム中だけです。"))
@@ -94,6 +99,11 @@ def talk(
         if s.clock.virtual_left == 0:
             time_up(run)
     return run.done()
+
+
+LINE_REFUSAL = _(
+    "場面が変わったため、この発言は送られませんでした。内容を確かめて、もう一度送ってください。"
+)
 
 
 def _time_up_refusal(s: GameState, seat_no: int) -> str:

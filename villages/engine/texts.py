@@ -16,7 +16,9 @@ from .errors import _
 SYSTEM_LINES: dict[str, tuple[str, ...]] = {
     "seated": ("name",),
     "left": ("name",),
+    "kick_vote": ("voter", "name"),  # seat names: who voted to kick whom
     "kicked": ("name",),
+    "start_votes_cleared": (),
     "agents_opened": (),
     "agents_closed": (),
     "game_start": ("cast",),  # role codes with their counts: "villager=5 seer=1 wolf=2"
@@ -46,6 +48,9 @@ SYSTEM_LINES: dict[str, tuple[str, ...]] = {
     "win_lovers": (),
     "win_draw": (),
     "win_draw_revotes": (),
+    # Not a system line but the dummy boy's will (kind "will", its seat's): the site's
+    # words, as the reference gives its dummy boy a will of its own.
+    "dummy_will": (),
 }
 
 # The lines that tell of a death: their `name` is a seat that died then (by attack or

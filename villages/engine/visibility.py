@@ -201,6 +201,14 @@ def seat_views(state: GameState, viewer: int | None) -> list[SeatView]:
     return views
 
 
+def start_votes(state: GameState) -> int | None:
+    """How many of the seated have voted to start (SPEC §2.4), shown to everyone while the
+    village waits, as a number only; None once it has started."""
+    if state.phase is not Phase.WAITING:
+        return None
+    return sum(1 for x in state.seats if x.start_voted)
+
+
 @dataclass(frozen=True)
 class AbilityResult:
     day: int  # the night of a divination or guard, the day of the medium's executed

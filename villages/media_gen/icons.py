@@ -298,36 +298,42 @@ def _icon(name: str, shape_name: str, fill: str, face: str) -> str:
     return document(64, name, ['<g stroke-linejoin="round" stroke-linecap="round">', *body, "</g>"])
 
 
+def _(text: str) -> str:
+    """Mark a name for translation without importing Django: English pages show the icons'
+    names from the catalogue (`villages.wording.site_name`)."""
+    return text
+
+
 # (slug, Japanese name, shape, fill colour, face)
 ICONS: list[tuple[str, str, str, str, str]] = [
-    ("red-circle", "赤い丸", "circle", "#e8574f", "dot-smile"),
-    ("blue-star", "青い星", "star", "#4f86dc", "dot-smile"),
-    ("green-triangle", "緑の三角", "triangle", "#46ad63", "happy-smile"),
-    ("yellow-moon", "黄色い月", "moon", "#f4c936", "sleepy-smile"),
-    ("purple-hexagon", "紫の六角形", "hexagon", "#9160c9", "dot-flat"),
-    ("pink-heart", "桃色のハート", "heart", "#f47fae", "happy-smile-blush"),
-    ("orange-square", "橙色の四角", "square", "#f58c3a", "dot-grin"),
-    ("sky-diamond", "水色のひし形", "diamond", "#4cc3e3", "dot-o"),
-    ("brown-pentagon", "茶色の五角形", "pentagon", "#a5714a", "wink-smile"),
-    ("navy-octagon", "紺色の八角形", "octagon", "#34498f", "dot-smile"),
-    ("aqua-drop", "空色のしずく", "drop", "#6cb8f0", "dot-smile-blush"),
-    ("white-cloud", "白い雲", "cloud", "#f7f5f0", "sleepy-flat"),
-    ("coral-flower", "珊瑚色の花", "flower", "#f58a78", "happy-grin"),
-    ("teal-shield", "青緑の盾", "shield", "#27a398", "dot-flat"),
-    ("lilac-ghost", "藤色のおばけ", "ghost", "#b9a3e3", "dot-o"),
-    ("black-cat", "黒い猫", "cat", "#3d3a45", "dot-cat"),
-    ("lime-circle", "黄緑の丸", "circle", "#a4cf3f", "wink-grin"),
-    ("gold-star", "金色の星", "star", "#f2b01e", "happy-grin"),
-    ("gray-square", "灰色の四角", "square", "#98a2ae", "sleepy-smile"),
-    ("vermilion-triangle", "朱色の三角", "triangle", "#ec5b2f", "dot-o"),
-    ("crimson-heart", "紅色のハート", "heart", "#d23a5a", "dot-smile"),
-    ("silver-moon", "銀色の月", "moon", "#c4ccd6", "happy-smile"),
-    ("orange-cat", "茶トラの猫", "cat", "#f0a04b", "happy-cat"),
-    ("mint-hexagon", "若草色の六角形", "hexagon", "#8fd694", "dot-smile-blush"),
-    ("indigo-drop", "藍色のしずく", "drop", "#3f5bb5", "sleepy-smile"),
-    ("pink-flower", "桃色の花", "flower", "#f7a6c8", "dot-smile"),
-    ("white-ghost", "白いおばけ", "ghost", "#f4f3f8", "happy-o"),
-    ("wine-shield", "えんじ色の盾", "shield", "#9c2f45", "dot-smile"),
+    ("red-circle", _("赤い丸"), "circle", "#e8574f", "dot-smile"),
+    ("blue-star", _("青い星"), "star", "#4f86dc", "dot-smile"),
+    ("green-triangle", _("緑の三角"), "triangle", "#46ad63", "happy-smile"),
+    ("yellow-moon", _("黄色い月"), "moon", "#f4c936", "sleepy-smile"),
+    ("purple-hexagon", _("紫の六角形"), "hexagon", "#9160c9", "dot-flat"),
+    ("pink-heart", _("桃色のハート"), "heart", "#f47fae", "happy-smile-blush"),
+    ("orange-square", _("橙色の四角"), "square", "#f58c3a", "dot-grin"),
+    ("sky-diamond", _("水色のひし形"), "diamond", "#4cc3e3", "dot-o"),
+    ("brown-pentagon", _("茶色の五角形"), "pentagon", "#a5714a", "wink-smile"),
+    ("navy-octagon", _("紺色の八角形"), "octagon", "#34498f", "dot-smile"),
+    ("aqua-drop", _("空色のしずく"), "drop", "#6cb8f0", "dot-smile-blush"),
+    ("white-cloud", _("白い雲"), "cloud", "#f7f5f0", "sleepy-flat"),
+    ("coral-flower", _("珊瑚色の花"), "flower", "#f58a78", "happy-grin"),
+    ("teal-shield", _("青緑の盾"), "shield", "#27a398", "dot-flat"),
+    ("lilac-ghost", _("藤色のおばけ"), "ghost", "#b9a3e3", "dot-o"),
+    ("black-cat", _("黒い猫"), "cat", "#3d3a45", "dot-cat"),
+    ("lime-circle", _("黄緑の丸"), "circle", "#a4cf3f", "wink-grin"),
+    ("gold-star", _("金色の星"), "star", "#f2b01e", "happy-grin"),
+    ("gray-square", _("灰色の四角"), "square", "#98a2ae", "sleepy-smile"),
+    ("vermilion-triangle", _("朱色の三角"), "triangle", "#ec5b2f", "dot-o"),
+    ("crimson-heart", _("紅色のハート"), "heart", "#d23a5a", "dot-smile"),
+    ("silver-moon", _("銀色の月"), "moon", "#c4ccd6", "happy-smile"),
+    ("orange-cat", _("茶トラの猫"), "cat", "#f0a04b", "happy-cat"),
+    ("mint-hexagon", _("若草色の六角形"), "hexagon", "#8fd694", "dot-smile-blush"),
+    ("indigo-drop", _("藍色のしずく"), "drop", "#3f5bb5", "sleepy-smile"),
+    ("pink-flower", _("桃色の花"), "flower", "#f7a6c8", "dot-smile"),
+    ("white-ghost", _("白いおばけ"), "ghost", "#f4f3f8", "happy-o"),
+    ("wine-shield", _("えんじ色の盾"), "shield", "#9c2f45", "dot-smile"),
 ]
 
 

@@ -18,7 +18,7 @@ from villages.models import Seat as SeatRow
 from villages.models import Village
 
 from .lines import messages_for
-from .shapes import DeathDict, LogSeatDict, VillageLogDict, iso
+from .shapes import DeathDict, LogSeatDict, VillageDict, VillageLogDict, iso
 from .state import state_dict, view_for
 
 
@@ -55,6 +55,7 @@ def village_log(village_id: int) -> VillageLogDict:
                 "death_cause": seat["death_cause"],
                 "team": result.team.value if result else None,
                 "won": result.won if result else None,
+                "result": result.result if result else None,
             }
         )
     deaths: list[DeathDict] = [
@@ -65,7 +66,7 @@ def village_log(village_id: int) -> VillageLogDict:
     deaths.sort(key=lambda d: death_order(d["day"], d["phase"], d["cause"], d["seat_no"]))
     return {
         "village": {
-            **whole["village"],
+            **{k: v for k, v in whole["village"].items() if k in VillageDict.__annotations__},
             "started_at": iso(village.started_at),
             "ended_at": iso(village.ended_at),
         },

@@ -26,6 +26,18 @@ class VillageDict(TypedDict):
     options_in_force: dict[str, Any] | None
 
 
+class StateVillageDict(VillageDict):
+    """The Village of a State, with the waiting room's count (SPEC §2.4)."""
+
+    start_votes: Annotated[
+        int | None,
+        Field(description="how many of the seated have voted to start; null once started"),
+    ]
+    seats_needed: Annotated[
+        int, Field(description="the fewest seated players a game starts with (the cast table)")
+    ]
+
+
 class FinishedVillageDict(VillageDict):
     started_at: str | None
     ended_at: str | None
@@ -146,6 +158,9 @@ class LogSeatDict(TypedDict):
         str | None, Field(description="the team it played for (a lover's is the lovers')")
     ]
     won: bool | None
+    result: Annotated[
+        str | None, Field(description='"win", "loss" or "draw" (a drawn village: nobody won)')
+    ]
 
 
 class DeathDict(TypedDict):
@@ -182,7 +197,7 @@ class VillageLogDict(TypedDict):
 
 
 class StateDict(TypedDict):
-    village: VillageDict
+    village: StateVillageDict
     clock: ClockDict
     seats: list[SeatDict]
     me: MeDict | None

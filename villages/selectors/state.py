@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from villages.engine import GameState, Phase
+from villages.engine import MIN_PLAYERS, GameState, Phase
 from villages.engine import game as engine
 from villages.engine import visibility as vis
 from villages.groups import encode
@@ -21,7 +21,15 @@ from villages.services.config import rules
 from villages.services.errors import NotFound
 from villages.snapshots import Loaded, load, options_from_api, options_to_api
 
-from .shapes import ClockDict, MeDict, SeatDict, StateDict, VillageDict, iso
+from .shapes import (
+    ClockDict,
+    MeDict,
+    SeatDict,
+    StateDict,
+    StateVillageDict,
+    VillageDict,
+    iso,
+)
 
 
 def villages(status: str | None = None) -> QuerySet[Village]:
@@ -94,8 +102,13 @@ def _public(loaded: Loaded) -> dict[str, Any]:
     state = loaded.state
 
     def build() -> dict[str, Any]:
+        village: StateVillageDict = {
+            **village_dict(loaded.village),
+            "start_votes": vis.start_votes(state),
+            "seats_needed": MIN_PLAYERS,
+        }
         return {
-            "village": village_dict(loaded.village),
+            "village": village,
             "rows": {
                 no: {
                     "username": row.user.username if row.user else None,

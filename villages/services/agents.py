@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from datetime import datetime
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -240,21 +241,38 @@ def seat_user(village_id: int, seat_no: int) -> AbstractBaseUser | None:
     return row.user if row is not None else None
 
 
-def say(village_id: int, user: AbstractBaseUser, text: str) -> str | None:
-    """The agent's line (talk by day, a wolf's whisper at night); the refusal's message."""
-    return _refused(lambda: play.post_message(village_id=village_id, user=user, text=text))
-
-
-def vote(village_id: int, user: AbstractBaseUser, target: int) -> str | None:
-    return _refused(lambda: play.vote(village_id=village_id, user=user, target=target))
-
-
-def act(village_id: int, user: AbstractBaseUser, ability: str, target: int) -> str | None:
+def say(village_id: int, user: AbstractBaseUser, text: str, asked: Look) -> str | None:
+    """The agent's line (talk by day, a wolf's whisper at night); the refusal's message.
+    The line is of the phase it was asked in (`asked`): a whisper answered after the
+    dawn is refused, never published as the day's talk."""
     return _refused(
-        lambda: play.night_action(
-            village_id=village_id, user=user, action=ability, targets=[target]
+        lambda: play.post_message(village_id=village_id, user=user, text=text, **_scene(asked))
+    )
+
+
+def vote(village_id: int, user: AbstractBaseUser, target: int, asked: Look) -> str | None:
+    """The agent's ballot, for the round it was asked in (a revote asks again)."""
+    today = sum(1 for r in asked.rounds if r.day == asked.view.day)
+    return _refused(
+        lambda: play.vote(
+            village_id=village_id, user=user, target=target, round=today + 1, **_scene(asked)
         )
     )
+
+
+def act(
+    village_id: int, user: AbstractBaseUser, ability: str, target: int, asked: Look
+) -> str | None:
+    return _refused(
+        lambda: play.night_action(
+            village_id=village_id, user=user, action=ability, targets=[target], **_scene(asked)
+        )
+    )
+
+
+def _scene(asked: Look) -> dict[str, Any]:
+    """Where the agent was asked (`play.scene`): an answer is taken there or nowhere."""
+    return {"day": asked.view.day, "phase": asked.view.phase.value}
 
 
 def _refused(command) -> str | None:  # type: ignore[no-untyped-def]

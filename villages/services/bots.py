@@ -33,6 +33,7 @@ from villages import bots, wording
 from villages.bots import ACCOUNT_PREFIX, Act, Say, Vote, Wait
 from villages.bots.lines import NAMES as BOT_NAMES
 from villages.bots.lines import code_of
+from villages.engine import GameState
 from villages.engine.errors import BadRequest, Forbidden, RuleError, VillageFull, WrongPhase
 from villages.engine.game import BOT_MARK
 from villages.models import Icon, Message, Seat, Village
@@ -90,6 +91,8 @@ def add_bots(
     if village.status != Village.Status.WAITING:
         raise WrongPhase(gettext_noop("ボットを入れられるのはゲームの開始前だけです。"))
     free = loaded.state.capacity - len(loaded.state.seats)
+    if free <= 0:
+        raise VillageFull()  # この村は満員です: however many were asked for
     wanted = free if count is None else count
     if wanted < 1:
         raise BadRequest(gettext_noop("ボットは1人以上です。"))
@@ -186,7 +189,7 @@ def act(seat_pk: int, *, now: datetime | None = None) -> datetime | None:
             waits.append(command)
             continue
         try:
-            _send(row.village_id, row.user, command)
+            _send(row.village_id, row.user, command, loaded.state)
             sent += 1
         except RuleError as error:  # the village moved on since the look: next time
             logger.info("bot seat %s: %r refused: %s", seat_pk, command, error)
@@ -222,7 +225,10 @@ def _later(*, at_least: float = 0) -> datetime:
     return timezone.now() + timedelta(seconds=max(at_least, bot_delay()))
 
 
-def _send(village_id: int, user: AbstractBaseUser, command: bots.Command) -> None:
+def _send(village_id: int, user: AbstractBaseUser, command: bots.Command, seen: GameState) -> None:
+    """Send one command of a look at `seen`, naming the scene it was made in: a wolf's
+    night line, or a ballot, whose village moved on meanwhile is refused, as a person's."""
+    at = {"day": seen.day, "phase": seen.phase.value}
     if isinstance(command, Say):
         text = wording.bot_line(command.key, command.params)
         play.post_message(
@@ -231,13 +237,17 @@ def _send(village_id: int, user: AbstractBaseUser, command: bots.Command) -> Non
             text=text,
             code=code_of(command.key),
             params=command.params,
+            **at,
         )
     elif isinstance(command, Vote):
-        play.vote(village_id=village_id, user=user, target=command.target)
+        play.vote(
+            village_id=village_id, user=user, target=command.target, round=seen.vote_round, **at
+        )
     elif isinstance(command, Act):
         play.night_action(
             village_id=village_id,
             user=user,
             action=command.ability,
             targets=list(command.targets),
+            **at,
         )

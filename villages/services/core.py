@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import logging
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
@@ -207,19 +207,31 @@ def _wake_bots(village_id: int, now: datetime) -> None:
 
 
 def _committed(
-    before: Loaded, after: Loaded, events: tuple[Event, ...], messages: list[Message]
+    before: Loaded,
+    after: Loaded,
+    events: tuple[Event, ...],
+    messages: list[Message],
+    moderated: Sequence[Message] = (),
+    hidden: bool = False,
 ) -> None:
-    """The commit is durable: keep its snapshot for the next reader, and push it (a push
-    that fails is logged; see push.after_commit)."""
+    """The commit is durable: keep its snapshot for the next reader, and publish it (a
+    push that fails is logged; see push.after_commit)."""
     SNAPSHOTS.put(snapshot_key(after.village), after)
     line_numbers.HIDDEN.advance(before.village, after.village, messages)
-    push.publish(before, after, events, messages)
+    push.publish(before, after, events, messages, moderated, hidden)
 
 
-def edit_village(village_id: int, change: Callable[[Village], dict[str, Any]]) -> None:
+def edit_village(
+    village_id: int,
+    change: Callable[[Village], dict[str, Any]],
+    *,
+    moderated: Sequence[Message] = (),
+    hidden: bool = False,
+) -> None:
     """Change what the staff may change of a village (its name, its comment, `hidden_mark`)
     under its lock, as a new version, so that every snapshot and every open screen
-    follows. `change` gives the new values from the village as it is."""
+    follows. `change` gives the new values from the village as it is; `moderated` are
+    lines the staff just hid (`hidden`) or showed, which the push names."""
     for _ in range(RETRIES):
         with gate.write_turn(village_id), transaction.atomic():
             village = Village.objects.select_for_update().filter(pk=village_id).first()
@@ -238,7 +250,7 @@ def edit_village(village_id: int, change: Callable[[Village], dict[str, Any]]) -
             after = Loaded(updated, before.rows, before.state, kicked_users=before.kicked_users)
             if listing.listed_fields_changed(village, fields):
                 listing.changed()
-            push.after_commit(_committed, before, after, (), [])
+            push.after_commit(_committed, before, after, (), [], moderated, hidden)
             return
     raise Busy()
 

@@ -27,6 +27,7 @@ class AlreadySeated(ServiceError):
 class RateLimited(ServiceError):
     code = "rate_limited"
     default_message = _("操作が多すぎます。しばらく待ってからやり直してください。")
+    retry_after: int | None = None  # seconds until the allowance comes back, when known
 
 
 class TooManyVillages(ServiceError):
@@ -72,6 +73,7 @@ HTTP_STATUS: dict[str, int] = {
     "already_seated": 409,
     "name_taken": 409,
     "wrong_phase": 409,
+    "phase_changed": 409,
     "already_voted": 409,
     "already_acted": 409,
     "no_objections_left": 409,

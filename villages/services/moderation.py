@@ -12,7 +12,7 @@ from django.db import transaction
 
 from villages.models import Message, Village
 
-from . import core, push
+from . import core
 
 
 def set_hidden(message_ids: Iterable[int], *, hidden: bool) -> int:
@@ -28,9 +28,8 @@ def set_hidden(message_ids: Iterable[int], *, hidden: bool) -> int:
             m.hidden = hidden
             by_village[m.village_id].append(m)
         for village_id, lines in by_village.items():
-            # A new version that every drawn log depends on; then the screens are told.
-            core.edit_village(village_id, _next_mark)
-            push.after_commit(push.publish_moderated, village_id, lines, hidden)
+            # A new version that every drawn log depends on, published with the lines.
+            core.edit_village(village_id, _next_mark, moderated=lines, hidden=hidden)
     return len(rows)
 
 

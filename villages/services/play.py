@@ -13,7 +13,7 @@ from accounts import bans
 from villages import line_numbers
 from villages.aiwolf import is_agent_account
 from villages.bots import is_bot_account
-from villages.engine import Ability, GameState, Step, Volume
+from villages.engine import Ability, GameState, Phase, Step, Volume
 from villages.engine import game as engine
 from villages.engine.errors import BadRequest
 from villages.engine.visibility import MessageView, see_message
@@ -32,6 +32,23 @@ def _volume(value: str) -> Volume:
         raise BadRequest(
             gettext_noop("声の大きさは strong / normal / weak のいずれかです。")
         ) from exc
+
+
+def scene(
+    day: int | None = None, phase: str | None = None, round_: int | None = None
+) -> engine.Scene | None:
+    """Where a command says it was made (the day and phase its form showed, a ballot's
+    round): the engine refuses it (`phase_changed`) once the village has moved on. None
+    when it says nothing: it is taken wherever the village is."""
+    if day is None and phase is None and round_ is None:
+        return None
+    try:
+        where = Phase(phase) if phase is not None else None
+    except ValueError as exc:
+        raise BadRequest(
+            gettext_noop("phase は waiting / night / day / ended のいずれかです。")
+        ) from exc
+    return engine.Scene(day, where, round_)
 
 
 @dataclass(frozen=True)
@@ -53,9 +70,13 @@ def post_message(
     volume: str = "normal",
     code: str = "",
     params: dict[str, str] | None = None,
+    day: int | None = None,
+    phase: str | None = None,
 ) -> Posted:
     """発言 / 遺言 / 霊話. A line the site words itself (a bot's) names its wording with
-    `code` and `params`, so that each page shows it in its own language."""
+    `code` and `params`, so that each page shows it in its own language. With `day` and
+    `phase` (where the line was written), a line the village has moved on from is refused
+    (`phase_changed`), never published in another phase; a will has no phase."""
     name = user.get_username()
     if not (is_bot_account(name) or is_agent_account(name)):  # they talk in many villages
         rate_limit("post", str(user.pk), POST_LIMIT)
@@ -63,6 +84,7 @@ def post_message(
     vol = _volume(volume)
     if channel not in ("talk", "will", "heaven"):
         raise BadRequest(gettext_noop("channel は talk / will / heaven のいずれかです。"))
+    at = scene(day, phase)
 
     def command(
         loaded: Loaded, rng: random.Random, now: datetime
@@ -81,6 +103,7 @@ def post_message(
                 rules=r,
                 now=now,
                 wording=(code, tuple(sorted((params or {}).items()))),
+                at=at,
             )
         return step, (seat, step.state, loaded.village.seed)
 
@@ -110,22 +133,42 @@ def object_(*, village_id: int, user: AbstractBaseUser) -> int:
     return core.run(village_id, command)
 
 
-def vote(*, village_id: int, user: AbstractBaseUser, target: int) -> bool:
-    """処刑投票: returns whether the tally ran."""
+def vote(
+    *,
+    village_id: int,
+    user: AbstractBaseUser,
+    target: int,
+    day: int | None = None,
+    phase: str | None = None,
+    round: int | None = None,  # the API's name (a vote round, as in State.votes)
+) -> bool:
+    """処刑投票: returns whether the tally ran. A ballot that names the day and round it
+    was cast in is refused (`phase_changed`) after a revote, never counted in the new round."""
     bans.check(user, "play")
+    at = scene(day, phase, round)
 
     def command(loaded: Loaded, rng: random.Random, now: datetime) -> tuple[Step, bool]:
         seat = core.user_seat(loaded, user).seat_no
-        return engine.vote(loaded.state, voter=seat, target=target, rules=rules(), rng=rng, now=now)
+        return engine.vote(
+            loaded.state, voter=seat, target=target, rules=rules(), rng=rng, now=now, at=at
+        )
 
     return core.run(village_id, command)
 
 
 def night_action(
-    *, village_id: int, user: AbstractBaseUser, action: str, targets: list[int]
+    *,
+    village_id: int,
+    user: AbstractBaseUser,
+    action: str,
+    targets: list[int],
+    day: int | None = None,
+    phase: str | None = None,
 ) -> bool:
-    """Attack, divine, guard or cupid: returns whether the dawn came."""
+    """Attack, divine, guard or cupid: returns whether the dawn came. An action that names
+    the night it was chosen in is refused (`phase_changed`) after that night."""
     bans.check(user, "play")
+    at = scene(day, phase)
     try:
         ability = Ability(action)
     except ValueError as exc:
@@ -143,6 +186,7 @@ def night_action(
             rules=rules(),
             rng=rng,
             now=now,
+            at=at,
         )
 
     return core.run(village_id, command)

@@ -8,6 +8,8 @@ process once CACHES points at a shared cache.
 from __future__ import annotations
 
 import logging
+import math
+import time
 
 from django.core.cache import cache
 
@@ -23,7 +25,7 @@ POST_LIMIT = (20, 10)  # lines (talk, will, heaven) per user
 MAIL_LIMIT = (5, 3600)  # confirmation mails per user
 
 
-def rate_limit(scope: str, key: str, limit: tuple[int, int]) -> None:
+def rate_limit(scope: str, key: str, limit: tuple[int, int], *, refusal: str | None = None) -> None:
     """Count one request of `key` in `scope`; RateLimited past the limit (when enabled)."""
     if not flag("RATE_LIMIT_ENABLED"):
         return
@@ -35,16 +37,67 @@ def rate_limit(scope: str, key: str, limit: tuple[int, int]) -> None:
         logger.warning("rate limit not counted: the cache is unreachable", exc_info=True)
         return
     if used > count:
-        raise RateLimited()
+        raise _refused(name, limit, refusal)
+
+
+def within_limit(
+    scope: str, key: str, limit: tuple[int, int], *, refusal: str | None = None
+) -> None:
+    """RateLimited when `key` has used up its allowance in `scope`, counting nothing: for
+    an allowance that only what succeeds uses (`use_allowance` counts it then)."""
+    if not flag("RATE_LIMIT_ENABLED"):
+        return
+    name = f"rl:{scope}:{key}"
+    try:
+        used = int(cache.get(name) or 0)
+    except Exception:  # as in rate_limit: the cache is down, nothing is refused
+        logger.warning("rate limit not read: the cache is unreachable", exc_info=True)
+        return
+    if used >= limit[0]:
+        raise _refused(name, limit, refusal)
+
+
+def use_allowance(scope: str, key: str, limit: tuple[int, int]) -> None:
+    """Count one success of `key` in `scope` (see `within_limit`)."""
+    if not flag("RATE_LIMIT_ENABLED"):
+        return
+    try:
+        _count(f"rl:{scope}:{key}", limit[1])
+    except Exception:
+        logger.warning("rate limit not counted: the cache is unreachable", exc_info=True)
 
 
 def _count(name: str, window: int) -> int:
-    cache.add(name, 0, timeout=window)
+    # The window starts with its first request, and ends `window` seconds later: when it
+    # started is kept beside the count, to tell a refused client when to try again.
+    if cache.add(name, 0, timeout=window):
+        cache.set(f"{name}:since", time.time(), timeout=window)
     try:
         return int(cache.incr(name))
     except ValueError:  # expired between add and incr
         cache.set(name, 1, timeout=window)
+        cache.set(f"{name}:since", time.time(), timeout=window)
         return 1
+
+
+def _refused(name: str, limit: tuple[int, int], refusal: str | None) -> RateLimited:
+    """The refusal, with the seconds until the window ends (Retry-After) and, when the
+    scope words its own refusal, the limit and the minutes to wait in its words."""
+    count, window = limit
+    try:
+        since = float(cache.get(f"{name}:since") or 0)
+    except Exception:
+        since = 0
+    now = time.time()
+    wait = int(since + window - now) + 1 if since else window
+    wait = max(1, min(wait, window))
+    if refusal is None:
+        error = RateLimited()
+    else:
+        hours, minutes = window // 3600 or 1, max(1, math.ceil(wait / 60))
+        error = RateLimited(refusal, count=count, hours=hours, minutes=minutes)
+    error.retry_after = wait
+    return error
 
 
 class TokenBucket:

@@ -58,6 +58,7 @@ def talk(request: HttpRequest, view: selectors.View) -> HttpResponse:
                 text=text,
                 channel=channel,
                 volume=volume,
+                **scene_of(request),
             ),
             village_id=view.village.pk,
         )
@@ -68,6 +69,16 @@ def talk(request: HttpRequest, view: selectors.View) -> HttpResponse:
     # The text goes back into the box, less the characters the rules refused (if any).
     kept = "".join(ch for ch in text if ch not in speech.CONTROLS)
     return upper_page(request, view, text=kept, mode=mode, error=error)
+
+
+def _number(value: str | None) -> int | None:
+    return int(value) if value and value.isdigit() else None
+
+
+def scene_of(request: HttpRequest) -> dict[str, Any]:
+    """The day and phase a form was drawn in (its hidden fields): the services refuse
+    what it sends once the village has moved on (API.md's `phase_changed`)."""
+    return {"day": _number(request.POST.get("day")), "phase": request.POST.get("phase") or None}
 
 
 # ---------------------------------------------------------------------------
@@ -88,11 +99,18 @@ def act(request: HttpRequest, village_id: int) -> HttpResponse:
         chosen = [int(x) for x in request.POST.getlist("target") if x.isdigit()]
 
         def command() -> None:
+            at = scene_of(request)
             if action == "vote":
-                play.vote(village_id=village_id, user=request.user, target=(chosen or [0])[0])
+                play.vote(
+                    village_id=village_id,
+                    user=request.user,
+                    target=(chosen or [0])[0],
+                    round=_number(request.POST.get("round")),
+                    **at,
+                )
             else:
                 play.night_action(
-                    village_id=village_id, user=request.user, action=action, targets=chosen
+                    village_id=village_id, user=request.user, action=action, targets=chosen, **at
                 )
 
         error = submit(request, command, village_id=village_id)
@@ -119,6 +137,13 @@ def act(request: HttpRequest, village_id: int) -> HttpResponse:
             "fixed_no": c.fixed,
             "refusal": wording.error_text(c.refusal) if c.refusal else None,
             "form_key": uuid.uuid4().hex,  # one per page drawn: see submit
+            # Where the choice is made: a ballot from before a revote, or an action sent
+            # after its night, is refused (`phase_changed`), not taken in another scene.
+            "scene": {
+                "day": view.state.day,
+                "phase": view.state.phase.value,
+                "round": view.state.vote_round if action == "vote" else None,
+            },
         },
         error=error,
     )
@@ -166,6 +191,38 @@ def kick(request: HttpRequest, village_id: int) -> HttpResponse:
             "waiting": view.state.phase is Phase.WAITING,
             "message": message,
         },
+        error=error,
+    )
+
+
+def leave(request: HttpRequest, village_id: int) -> HttpResponse:
+    """村を出る (before the start): a page in the lower pane asks first; once left, the
+    pane says so (`screen.lower`, ?done=leave). A refusal (a page asked before the start
+    and sent after it) is shown in the pane, as the vote and kick pages show theirs."""
+    try:
+        view = view_of(request, village_id)
+    except NotFound as error:
+        return error_page(request, error)
+    error = None
+    if request.method == "POST":
+        error = submit(
+            request,
+            lambda: lifecycle.leave(village_id=village_id, user=request.user),
+            village_id=village_id,
+        )
+        if error is None:
+            return HttpResponseRedirect(f"/villages/{village_id}/down/?done=leave")
+        view = view_of(request, village_id)
+    refusal = None
+    if view.viewer is None:
+        refusal = _("この村の住人ではありません。")
+    elif view.state.phase is not Phase.WAITING:
+        refusal = _("ゲームが始まった後は村を出られません。")
+    return form_pane(
+        request,
+        view,
+        "villages/leave.html",
+        {"refusal": refusal, "form_key": uuid.uuid4().hex},
         error=error,
     )
 
@@ -231,8 +288,8 @@ def _pane_post(
     return view
 
 
-start_vote = _pane_post(lifecycle.vote_start, lambda v: f"/villages/{v}/up/")
-leave = _pane_post(lifecycle.leave, lambda v: f"/villages/{v}/")
+# The answer says why the game did not start yet, if it did not (panes._start_note).
+start_vote = _pane_post(lifecycle.vote_start, lambda v: f"/villages/{v}/up/?start=voted")
 objection = _pane_post(play.object_, lambda v: f"/villages/{v}/up/")
 
 

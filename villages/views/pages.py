@@ -277,6 +277,16 @@ def create(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _icons_worn(view: selectors.View) -> dict[int, list[str]]:
+    """The icons taken in the village (a seat may wear one taken, but would rather not):
+    icon id → the names of the seats that wear it."""
+    worn: dict[int, list[str]] = {}
+    for _no, row in sorted(view.loaded.rows.items()):
+        if row.icon_id is not None:
+            worn.setdefault(row.icon_id, []).append(row.handle_name)
+    return worn
+
+
 @login_required
 def seat(request: HttpRequest, village_id: int) -> HttpResponse:
     """村人登録: handle name, icon, trip."""
@@ -285,8 +295,10 @@ def seat(request: HttpRequest, village_id: int) -> HttpResponse:
     except RuleError as exc:
         return error_page(request, exc)
     error = None
+    view = selectors.view_for(village_id, user_id(request))
+    worn_by = _icons_worn(view)
     if request.method == "POST":
-        form = SeatForm(request.POST)
+        form = SeatForm(request.POST, worn_by=worn_by)
         if form.is_valid():
             try:
                 lifecycle.sit(
@@ -301,9 +313,9 @@ def seat(request: HttpRequest, village_id: int) -> HttpResponse:
                 error = wording.error_text(exc)
             else:
                 return HttpResponseRedirect(f"/villages/{village_id}/")
+        view = selectors.view_for(village_id, user_id(request))  # as the refusal left it
     else:
-        form = SeatForm()
-    view = selectors.view_for(village_id, user_id(request))
+        form = SeatForm(worn_by=worn_by)
     return render(
         request,
         "villages/seat.html",

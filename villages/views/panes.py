@@ -14,6 +14,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
@@ -21,6 +22,8 @@ from django.utils.translation import gettext as _
 
 from accounts.models import REFRESH_CHOICES
 from villages import selectors
+from villages.engine import MIN_PLAYERS
+from villages.engine import visibility as vis
 from villages.screenview import AGENTS, layout, parts_of
 from villages.services import idempotency
 from villages.services.errors import NotFound
@@ -54,12 +57,16 @@ def draw_parts(
     request: HttpRequest, view: selectors.View, ids: Iterable[str], local: Local | None = None
 ) -> Drawn:
     local = local if local is not None else standing(request, view)
-    drawn = draw.render_parts(parts_of(view), ids, local)
+    parts = parts_of(view)
+    drawn = draw.render_parts(parts, ids, local)
     # Forms inside parts are drawn once for everyone: the page's token slot goes in here.
     token = f'value="{polls.CSRF}" data-csrf'
     out = Drawn(
         {k: mark_safe(html.replace('value="" data-csrf', token)) for k, html in drawn.items()}
     )
+    if "d-time" in out:
+        now = timezone.now()
+        out["d-time"] = mark_safe(draw.virtual_clock_now(out["d-time"], parts["d-time"], now))
     if AGENTS in out:
         out[AGENTS] = mark_safe(_agents_for(request, out[AGENTS]))
     out.digests = {k: draw.digest(html) for k, html in drawn.items()}
@@ -153,6 +160,7 @@ def upper_body(
         "prefs": p,
         "refresh_choices": REFRESH_CHOICES,
         "error": error,
+        "start_note": _start_note(view) if request.GET.get("start") == "voted" else "",
         "form_key": polls.FORM_KEY,  # one per page answered: see actions.submit
         "config": config(request, view, "up", drawn, p=p),
     }
@@ -182,7 +190,8 @@ Body = Callable[[HttpRequest, selectors.View, Local, Prefs], str]
 def sight(request: HttpRequest, view: selectors.View, pane: str, local: Local, p: Prefs) -> tuple:
     """Everything a pane drawn for this request depends on, but its slots: the village at
     its version, the viewer's seat and standing, the screen's preferences, the language,
-    the path with its query (`?done=`), the host (the agents' address)."""
+    the path with its query (`?done=`), the host (the agents' address), and in a real-time
+    phase the virtual clock as it stands now (drawn for the page without script)."""
     village = view.village
     return (
         pane,
@@ -197,6 +206,7 @@ def sight(request: HttpRequest, view: selectors.View, pane: str, local: Local, p
         request.get_host(),
         request.is_secure(),
         bool(polls.api_token(request)),  # the agents' part: the token's slot or a link
+        draw.virtual_clock_text(parts_of(view)["d-time"], timezone.now()) if pane == "down" else "",
     )
 
 
@@ -236,6 +246,23 @@ def upper_read(request: HttpRequest, village_id: int) -> polls.Page | None:
     answer is part of the ETag."""
     newest = idempotency.newest_answer(request.user) if request.user.is_authenticated else 0
     return pane_page(request, village_id, "up", upper_body, newest)
+
+
+def _start_note(view: selectors.View) -> str:
+    """After a vote to start that did not start the game: why not yet (SPEC §2.3)."""
+    state = view.state
+    voted = vis.start_votes(state)
+    if view.viewer is None or voted is None:
+        return ""
+    seated = len(state.seats)
+    if seated < MIN_PLAYERS:
+        return _("開始に投票しました。ゲームは%(needed)s人以上で始まります（あと%(more)s人）。") % {
+            "needed": MIN_PLAYERS,
+            "more": MIN_PLAYERS - seated,
+        }
+    return _("開始に投票しました。参加者全員が投票すると始まります（あと%(more)s人）。") % {
+        "more": seated - voted
+    }
 
 
 def form_pane(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
@@ -23,6 +24,7 @@ from django.template.loader import get_template
 from django.templatetags.static import static
 from django.utils import timezone
 from django.utils.formats import date_format, time_format
+from django.utils.html import escape
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
@@ -117,6 +119,30 @@ def _until(iso: str | None, *, bare: bool = False) -> str:
     return at if bare else _("%(time)sまで") % {"time": at}
 
 
+VCLOCK = re.compile(r'(<span class="vclock"[^>]*>)(</span>)')
+
+
+def virtual_clock_text(p: Input, now: datetime) -> str:
+    """A real-time phase's virtual clock as it stands at `now` ("" outside one)."""
+    realtime = p.get("realtime") if p else None
+    if not realtime or not p["deadline"] or p["time_up"]:
+        return ""
+    left = max(0.0, (datetime.fromisoformat(p["deadline"]) - now).total_seconds())
+    virtual = int(realtime["virtual_total"] * left / max(1, realtime["length"]))
+    return _("残り %(left)s") % {"left": wording.minutes(virtual // 60 * 60)}
+
+
+def virtual_clock_now(html: str, p: Input, now: datetime) -> str:
+    """A real-time phase's virtual clock as it stands at `now`, written into a drawn
+    `d-time` part (SPEC §6: both clocks are shown). The part itself leaves it empty, since
+    it changes every second: the page's script counts it down, and a page without script
+    shows the time left when it was drawn, as a duration like the virtual clock's."""
+    text = virtual_clock_text(p, now)
+    if not text:
+        return html
+    return VCLOCK.sub(lambda m: m[1] + escape(text) + m[2], html, count=1)
+
+
 def _x_head(p: Input, local: Local) -> dict[str, Any]:
     return {
         "status": wording.label(wording.STATUS, p["status"]),
@@ -127,7 +153,9 @@ def _x_head(p: Input, local: Local) -> dict[str, Any]:
 
 def _x_time(p: Input, local: Local) -> dict[str, Any]:
     virtual = p["virtual_left"]
+    needed = p.get("needed")
     return {
+        "more": max(0, needed - p["seated"]) if needed and p["phase"] == "waiting" else 0,
         "virtual": wording.minutes(virtual) if virtual is not None else "",
         "until": _until(p["deadline"]),
         "sudden_until": _until(p["sudden_deadline"], bare=True),  # after 「突然死まで」

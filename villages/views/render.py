@@ -14,7 +14,6 @@ language all change the key, so nothing stale is ever served.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Q
@@ -33,20 +32,13 @@ from .parts import RENDERS, line_html
 from .polls import KEPT
 
 
-@dataclass(frozen=True)
-class _Probe:
-    kind: str
-    seat_no: int | None
-    text: str = ""
-
-
 def audience(state: GameState, viewer: int | None) -> tuple:
     """Who sees what, as a hashable key derived from `visibility.see_message` alone."""
     answers = []
     depends_on_self = False
     for kind in MessageKind:
-        mine = vis.see_message(state, viewer, _Probe(kind.value, viewer if viewer else -1))
-        other = vis.see_message(state, viewer, _Probe(kind.value, -2))
+        mine = vis.see_message(state, viewer, vis.BareLine(kind.value, viewer if viewer else -1))
+        other = vis.see_message(state, viewer, vis.BareLine(kind.value, -2))
         a = None if mine is None else (mine.kind.value, mine.seat_no is not None)
         b = None if other is None else (other.kind.value, other.seat_no is not None)
         answers.append((a, b))

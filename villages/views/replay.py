@@ -63,18 +63,11 @@ def _steps(village: Any, sight: Any, spectator: bool) -> list[Step]:
             for m in Message.objects.filter(village_id=village.pk, hidden=False)
             .only("id", "day", "phase", "kind", "seat_no", "code", "params")
             .order_by("id")
-            if vis.see_message(sight, None, _Probe(m)) is not None
+            if vis.see_message(sight, None, vis.BareLine(m.kind, m.seat_no)) is not None
             and not (spectator and m.phase == Phase.ENDED)
         ]
         _STEPS.put(key, found)
     return found
-
-
-class _Probe:
-    """A line as visibility asks of it (kind and speaker), without its text."""
-
-    def __init__(self, m: Message) -> None:
-        self.kind, self.seat_no, self.text = m.kind, m.seat_no, ""
 
 
 def replay(request: HttpRequest, village_id: int) -> HttpResponse:

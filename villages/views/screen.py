@@ -17,16 +17,20 @@ while its viewer's page is unchanged (`villages.views.polls`).
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpRequest, HttpResponse
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from villages import selectors, wording
 from villages.engine import Phase
+from villages.engine.state import RoundResult
 from villages.screenview import layout, speakers
 from villages.services.errors import NotFound
 
 from . import actions, polls
+from . import parts as draw
 from . import render as log
 from .common import Prefs, error_page
 from .panes import (
@@ -119,12 +123,16 @@ def lower_body(request: HttpRequest, view: selectors.View, local: Local, p: Pref
     drawn = draw_parts(request, view, LOWER, local)
     logs = log_parts(view)
     last = _last_of(logs["d-log"])
+    cue = _own_vote_cue(view) if request.GET.get("done") == "vote" else None
     context = {
         "village": view.village,
         "phase": view.state.phase.value,
         "p": by_template(drawn),
         "log": mark_safe(logs["d-log"]),
         "prefs": p,
+        "cue": draw.cue_text(cue) if cue else None,
+        # Back from 村を出る (actions.leave): the pane says so while it is so.
+        "left": request.GET.get("done") == "leave" and view.viewer is None,
         "config": config(request, view, "down", drawn, last, p),
     }
     return polls.rendered(request, "villages/lower.html", context)
@@ -137,6 +145,23 @@ def lower_read(request: HttpRequest, village_id: int) -> polls.Page | None:
 @polls.conditional(lower_read)
 def lower(request: HttpRequest, village_id: int) -> HttpResponse:
     return pane_answer(request, village_id, lower_read, lower_body)
+
+
+def _own_vote_cue(view: selectors.View) -> dict[str, Any] | None:
+    """The cue of the round the viewer's own ballot just closed, drawn with the pane its
+    vote brings back (`?done=vote`): the socket sent that cue to everyone while this pane
+    was loading, so the player who made the tie would see only its line. Drawn while the
+    round the viewer voted in was tied and it has not voted again in the revote."""
+    state, me = view.state, view.viewer
+    if me is None or state.phase is not Phase.DAY:
+        return None
+    last = next((r for r in reversed(state.rounds) if r.day == state.day), None)
+    if last is None or last.result is not RoundResult.TIE or last.round != state.vote_round - 1:
+        return None
+    voted = {b.voter for b in state.ballots_of_round(last.day, last.round)}
+    if me not in voted or any(b.voter == me for b in state.current_ballots()):
+        return None
+    return {"type": "revote", "reason": "tie"}
 
 
 def _last_of(section: str) -> int:

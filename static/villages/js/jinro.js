@@ -56,6 +56,11 @@
     var fresh = holder.content.firstElementChild;
     if (!fresh) return false;
     var chosen = mode && mode.value;  // the kind of talk being typed stays chosen
+    // A line being typed keeps the day and phase it was begun in: sent after the village
+    // moved on, it is refused (phase_changed) and stays in the box, never published in
+    // a phase it was not written for. An empty box takes the new phase.
+    var typed = id === "u-talk" && doc.getElementById("talk-text");
+    if (typed && typed.value) keepScene(old, fresh);
     // The viewer's API token, drawn into its own page only, stays in the agents' part.
     var token = old.getAttribute("data-agent-token");
     if (token && fresh.getAttribute("data-agent-token") === "") {
@@ -67,6 +72,29 @@
     if (mode && mode.querySelector("option[value='" + chosen + "']")) mode.value = chosen;
     afterSwap(fresh, doc);
     return true;
+  }
+
+  var SCENE = ["day", "phase"];
+  function keepScene(from, to) {
+    SCENE.forEach(function (name) {
+      var a = from.querySelector("input[name=" + name + "]"), b = to.querySelector("input[name=" + name + "]");
+      if (a && b) b.value = a.value;
+    });
+  }
+  // The talk row's hidden day and phase: those of the page now (an empty box), or `scene`
+  // ("2-night", kept with a line restored after a reload).
+  function setScene(row, scene) {
+    var parts = scene ? scene.split("-") : [row.getAttribute("data-day"), row.getAttribute("data-phase")];
+    SCENE.forEach(function (name, i) {
+      var input = row.querySelector("input[name=" + name + "]");
+      if (input && parts[i]) input.value = parts[i];
+    });
+  }
+  function sceneOf(row) {
+    return SCENE.map(function (name) {
+      var input = row.querySelector("input[name=" + name + "]");
+      return input ? input.value : "";
+    }).join("-");
   }
 
   function logOf(doc, pane) {
@@ -146,8 +174,10 @@
     } catch (e) { /* no audio here */ }
   }
   var cueTimer = null;
-  function cue(docs, kind, text) {
-    play(SOUND_OF[kind]);
+  var heardAt = {};  // when each kind of cue last sounded here
+  function cue(docs, kind, text, silent) {
+    if (!silent) play(SOUND_OF[kind]);
+    heardAt[kind] = Date.now();
     docs.forEach(function (doc) {
       var box = doc.getElementById("cue");
       if (!box) return;
@@ -316,6 +346,7 @@
         if (paneCfg.pane === "up") fitUpper();
       },
       isOpen: function () { return hub.open; },
+      heard: function (kind) { return Date.now() - (heardAt[kind] || 0) < 10000; },
       fit: fitUpper,
     };
     window.addEventListener("load", function () { hub.started = true; hub.connect(); });
@@ -346,13 +377,26 @@
   var box = document.getElementById("talk-text");
   if (box) {
     var key = "jinro-talk-" + cfg.village;
+    var row = function () { return document.getElementById("u-talk"); };
     if (/[?&]done=/.test(location.search)) {
       // Sent: the box is empty and ready for the next line (a keyboard needs no Tabs back),
       // and the confirmation goes once read.
       sessionStorage.removeItem(key);
+      sessionStorage.removeItem(key + ":scene");
       box.focus({ preventScroll: true });
-    } else if (!box.value && sessionStorage.getItem(key)) box.value = sessionStorage.getItem(key);
-    box.addEventListener("input", function () { sessionStorage.setItem(key, box.value); });
+    } else if (!box.value && sessionStorage.getItem(key)) {
+      box.value = sessionStorage.getItem(key);  // with the phase it was written in
+      if (row()) setScene(row(), sessionStorage.getItem(key + ":scene"));
+    } else if (box.value && row()) {
+      // A refused line drawn back into the box: told of the change, its writer may send it now.
+      sessionStorage.setItem(key + ":scene", sceneOf(row()));
+    }
+    box.addEventListener("input", function () {
+      var r = row();
+      if (r && !box.value) setScene(r, null);  // emptied: the next line is of the phase now
+      sessionStorage.setItem(key, box.value);
+      if (r) sessionStorage.setItem(key + ":scene", sceneOf(r));
+    });
     box.addEventListener("keydown", function (e) {
       if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); box.form.requestSubmit(); }
     });
@@ -378,6 +422,15 @@
       if (s.form.requestSubmit) s.form.requestSubmit(); else s.form.submit();
     }
   });
+
+  // A cue drawn with the page: the socket sent it while this pane was loading (the ballot
+  // that made a tie brings the pane back, villages/views/screen.py). It is shown as a
+  // pushed one, and heard unless the frame page has just sounded it.
+  var drawnCue = document.querySelector("#cue[data-drawn]");
+  if (drawnCue) {
+    var drawnKind = drawnCue.getAttribute("data-kind");
+    cue([document], drawnKind, drawnCue.textContent, !!(parentHub && parentHub.heard && parentHub.heard(drawnKind)));
+  }
 
   if (parentHub) {
     parentHub.pane(window, cfg);
