@@ -8,7 +8,9 @@
  * (same-origin frames); a pane opened on its own holds its own. Each page tells the socket
  * what it shows (the digests of its parts, its last line), so that the socket sends only
  * what differs. Without JavaScript the panes still work: <noscript> refresh keeps them
- * current.
+ * current. While the socket is away, a pane with 自動更新 polls instead (`poll`): the site
+ * answers 304 while the pane is unchanged, and the pane is loaded again only when it
+ * changed.
  */
 (function () {
   "use strict";
