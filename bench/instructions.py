@@ -44,7 +44,11 @@ from pathlib import Path
 from common import ROOT, Client, day_two_village, free_port, session_cookie, setup_django
 from post_cpu import Watchers
 
-SLOW = {"JINRO_QUEUE_WAIT_MS": "10000000", "JINRO_WRITE_WAIT_MS": "10000000"}
+SLOW = {
+    "JINRO_QUEUE_WAIT_MS": "10000000",
+    "JINRO_READ_QUEUE_WAIT_MS": "10000000",
+    "JINRO_WRITE_WAIT_MS": "10000000",
+}
 KINDS = ("post", "lower", "top", "static", "healthz")
 
 

@@ -10,11 +10,23 @@ connections between requests (`CONN_MAX_AGE`, checked before reuse). Only readin
 and sending the answer stay on the event loop. `ThreadedWSGI` is an ASGI application of
 ours (the ASGI HTTP protocol in, PEP 3333's environ and `start_response` out).
 
-A request that waited longer than `JINRO_QUEUE_WAIT_MS` for a thread is answered 503 with
-Retry-After (`jinro_site.views.overloaded`) without running: past its capacity the site
-says so quickly, instead of answering every request late. When it did run, the time it
-arrived goes with it (`jinro_site.runtime.ARRIVED`), so that a write's own wait for its
-turn comes off the same budget (`villages.services.gate`).
+Requests wait for a thread in the order they came. When one is refused for waiting:
+
+* a read (GET or HEAD: a page, a pane's poll, a list) is answered 503 only when the site
+  is truly overloaded: it waited longer than `JINRO_READ_QUEUE_WAIT_MS` (5 s) for a
+  thread, so that the requests ahead of it took seconds of the threads' time. A burst of
+  polls (22 screens reloading at once, each first render of a 1,000-line log some tens of
+  milliseconds) queues and is answered: a refused poll would put an error page in a
+  player's pane (the panes' script keeps the pane as it is on a 503 anyway:
+  static/villages/js/jinro.js);
+* any other request (a write: a post, a vote) that waited longer than
+  `JINRO_QUEUE_WAIT_MS` (450 ms) is answered 503: past its capacity the site says so
+  quickly, and the client may send it again (its Idempotency-Key runs it once).
+
+A refused request is answered with Retry-After (`jinro_site.views.overloaded`) without
+running. When one did run, the time it arrived goes with it (`jinro_site.runtime.ARRIVED`),
+so that a write's own wait for its turn comes off the same budget
+(`villages.services.gate`).
 """
 
 from __future__ import annotations
@@ -63,7 +75,7 @@ class ThreadedWSGI:
 
     def answer(self, scope: dict[str, Any], body: Any, arrived: float) -> Answer:
         """One request, whole, in a thread of the pool: its status, headers and body."""
-        if (time.monotonic() - arrived) * 1000 > settings.JINRO_QUEUE_WAIT_MS:
+        if (time.monotonic() - arrived) * 1000 > patience_ms(scope["method"]):
             refused = overloaded(scope["path"])
             headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in refused.items()]
             return refused.status_code, headers, refused.content
@@ -88,6 +100,16 @@ class ThreadedWSGI:
         status, headers = started
         encoded = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
         return int(status.split(" ", 1)[0]), encoded, b"".join(chunks)
+
+
+READS = frozenset({"GET", "HEAD"})
+
+
+def patience_ms(method: str) -> int:
+    """How long a request may wait for a thread before it is refused (see above)."""
+    if method in READS:
+        return settings.JINRO_READ_QUEUE_WAIT_MS
+    return settings.JINRO_QUEUE_WAIT_MS
 
 
 async def read_body(receive: Any) -> Any:

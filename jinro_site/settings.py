@@ -340,8 +340,11 @@ JINRO_DEFAULTS: dict[str, int | bool] = {
     # a change whose event was lost reaches the screens within two of these.
     "JINRO_LIVE_HEARTBEAT_MS": 2000,
     # Past capacity (issue 14): a request that waited this long for a thread, or a write
-    # for its turn (villages.services.gate), is refused with 503 and Retry-After.
+    # for its turn (villages.services.gate), is refused with 503 and Retry-After. A read
+    # (GET, HEAD: a burst of polls) queues longer: it is refused only when the site is
+    # that far behind (issue 40; jinro_site.http_threads).
     "JINRO_QUEUE_WAIT_MS": 450,
+    "JINRO_READ_QUEUE_WAIT_MS": 5000,
     "JINRO_WRITE_WAIT_MS": 450,
     # Writers of one process queue in villages.services.gate, not in SQLite: its busy
     # timeout (seconds) only covers another process's write (a management command, a test).

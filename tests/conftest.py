@@ -146,7 +146,7 @@ def subprocess_env() -> dict[str, str]:
     env["DATABASE_URL"] = database_url(connections["default"].settings_dict)
     env["DJANGO_SETTINGS_MODULE"] = "tests.site_settings"  # the site's, hashing fast
     env["PYTHONUNBUFFERED"] = "1"
-    for name in ("JINRO_WRITE_WAIT_MS", "JINRO_QUEUE_WAIT_MS"):
+    for name in ("JINRO_WRITE_WAIT_MS", "JINRO_QUEUE_WAIT_MS", "JINRO_READ_QUEUE_WAIT_MS"):
         env.setdefault(name, str(UNHURRIED_MS))
     return env
 
@@ -404,9 +404,13 @@ def _test_settings(request: pytest.FixtureRequest) -> None:
     # Shedding load is tested where it is the point (tests/realtime/test_overload.py);
     # elsewhere a machine busy with the suite itself must not refuse the tests' writes.
     settings.JINRO_WRITE_WAIT_MS = settings.JINRO_QUEUE_WAIT_MS = UNHURRIED_MS
+    settings.JINRO_READ_QUEUE_WAIT_MS = UNHURRIED_MS
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     # A test's rows are rolled back, and the top page's version with them: what it drew
     # under a version (kept in this cache) must not be another test's.
     from django.core.cache import cache
 
+    from villages.views.polls import KEPT
+
     cache.clear()
+    KEPT.clear()  # pages drawn under a version, as above

@@ -83,6 +83,7 @@ def test_every_spec_setting_has_its_default():
         "JINRO_AIWOLF_TIMEOUT": 60,
         # Load and abuse (issue 14): past capacity, and what one socket may send.
         "JINRO_QUEUE_WAIT_MS": 450,
+        "JINRO_READ_QUEUE_WAIT_MS": 5000,
         "JINRO_WRITE_WAIT_MS": 450,
         "JINRO_SQLITE_TIMEOUT": 5,
         "JINRO_WS_BURST": 20,

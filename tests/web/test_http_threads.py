@@ -110,8 +110,9 @@ def test_the_request_django_sees_is_the_one_daphne_received():
     assert seen["arrived"] is not None and ARRIVED.get() is None
 
 
-def test_a_request_that_waited_too_long_for_a_thread_is_refused_without_running(settings):
-    settings.JINRO_QUEUE_WAIT_MS = 50
+def behind_a_slow_request(request_scope: dict) -> tuple[list[str], tuple, tuple]:
+    """`request_scope` sent while the only thread is busy for 0.3 s: what ran, and both
+    answers (the slow request's, then its)."""
     ran: list[str] = []
     busy = threading.Event()
 
@@ -128,13 +129,33 @@ def test_a_request_that_waited_too_long_for_a_thread_is_refused_without_running(
     async def both() -> tuple:
         slow = asyncio.ensure_future(fetch(threaded, scope("/slow")))
         await asyncio.to_thread(busy.wait, 5)
-        refused = await fetch(threaded, scope("/api/v1/villages"))
-        return await slow, refused
+        other = await fetch(threaded, request_scope)
+        return await slow, other
 
-    (slow_status, _h, _b), (status, headers, body) = asyncio.run(both())
+    slow, other = asyncio.run(both())
+    return ran, slow, other
+
+
+def test_a_write_that_waited_too_long_for_a_thread_is_refused_without_running(settings):
+    settings.JINRO_QUEUE_WAIT_MS = 50
+    post = scope("/api/v1/villages/1/messages", method="POST")
+    ran, (slow_status, _h, _b), (status, headers, body) = behind_a_slow_request(post)
     assert slow_status == 200 and ran == ["/slow"]  # the second never ran
     assert status == 503 and headers["retry-after"] == "1"
     assert b"overloaded" in body
+
+
+def test_a_read_queues_past_a_writes_wait_and_is_refused_only_when_truly_overloaded(settings):
+    """A burst of polls queues: a GET is refused only past JINRO_READ_QUEUE_WAIT_MS."""
+    settings.JINRO_QUEUE_WAIT_MS = 50
+    settings.JINRO_READ_QUEUE_WAIT_MS = 5000
+    for method in ("GET", "HEAD"):
+        read = scope("/villages/1/down/", method=method)
+        ran, _slow, (status, _headers, _body) = behind_a_slow_request(read)
+        assert (status, ran) == (200, ["/slow", "/villages/1/down/"])
+    settings.JINRO_READ_QUEUE_WAIT_MS = 50
+    ran, _slow, (status, headers, _body) = behind_a_slow_request(scope("/villages/1/down/"))
+    assert ran == ["/slow"] and status == 503 and headers["retry-after"] == "1"
 
 
 def test_a_client_that_goes_away_before_its_body_is_sent_is_not_answered():

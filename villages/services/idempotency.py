@@ -75,3 +75,10 @@ def once(
 def _kept(user: AbstractBaseUser, key: str, request: str) -> Reply | None:
     answer = Answer.objects.filter(user=user, key=key, request=request).first()
     return None if answer is None else (answer.status, answer.body)
+
+
+def newest_answer(user: AbstractBaseUser) -> int:
+    """The id of the user's newest kept answer (0 if none): it moves whenever a key of the
+    user's is used (the upper pane's ETag, villages.views.panes.upper_read)."""
+    newest = Answer.objects.filter(user=user).order_by("-pk").values_list("pk", flat=True)
+    return newest.first() or 0

@@ -28,6 +28,7 @@ from villages.services import bots as bot_seats
 from villages.services import lifecycle
 from villages.services.config import rules
 
+from . import polls
 from .common import error_page, user_id
 from .standing import kicked_how
 
@@ -78,21 +79,52 @@ def _rows(qs) -> list[dict[str, Any]]:
 PRACTICE_FILTERS = {"only": True, "none": False}  # ?practice=only|none; anything else: all
 
 
-def index(request: HttpRequest) -> HttpResponse:
+def _practice(request: HttpRequest) -> str:
     practice = request.GET.get("practice", "")
-    if practice not in PRACTICE_FILTERS:
-        practice = ""
-    return render(request, "villages/index.html", {"listed": _listed(practice)})
+    return practice if practice in PRACTICE_FILTERS else ""
+
+
+def _top_body(request: HttpRequest, version: str) -> str:
+    context = {"listed": _listed(_practice(request), version)}
+    return polls.rendered(request, "villages/index.html", context)
+
+
+def _top_read(request: HttpRequest) -> polls.Page | None:
+    """The top page for a read, drawn once per version of its lists, language, path (its
+    filter; the header's links come back to it) and logged-in user (the header names it);
+    answered 304 while that is unchanged. A page with messages to show is drawn for the
+    request alone."""
+    if polls.shows_messages(request):
+        return None
+    version = listing.version()
+    user = request.user
+    sight = (
+        "top",
+        version,
+        get_language(),
+        request.get_full_path(),
+        user.pk,
+        user.get_username(),
+    )
+    return polls.page(request, polls.kept(sight, lambda: _top_body(request, version)))
+
+
+@polls.conditional(_top_read)
+def index(request: HttpRequest) -> HttpResponse:
+    found = polls.prepared(request, _top_read)
+    if found is not None:
+        return found.answer(request)
+    return polls.answer(request, _top_body(request, listing.version()))
 
 
 LISTED_FOR = 300  # seconds a drawn list is kept (it is drawn anew as soon as it changes)
 
 
-def _listed(practice: str) -> str:
+def _listed(practice: str, version: str) -> str:
     """The top page's lists (villages waiting or playing, the latest ended, the information
-    pages), the same for every visitor: drawn once per version of what they show
+    pages), the same for every visitor: drawn once per `version` of what they show
     (`villages.listing`) and language, and kept in Django's cache."""
-    key = f"jinro:index:{listing.version()}:{get_language()}:{practice}"
+    key = f"jinro:index:{version}:{get_language()}:{practice}"
     found = _cached(key)
     if found is not None:
         return mark_safe(found)

@@ -122,17 +122,24 @@ def _until(iso: str | None, *, bare: bool = False) -> str:
 VCLOCK = re.compile(r'(<span class="vclock"[^>]*>)(</span>)')
 
 
+def virtual_clock_text(p: Input, now: datetime) -> str:
+    """A real-time phase's virtual clock as it stands at `now` ("" outside one)."""
+    realtime = p.get("realtime") if p else None
+    if not realtime or not p["deadline"] or p["time_up"]:
+        return ""
+    left = max(0.0, (datetime.fromisoformat(p["deadline"]) - now).total_seconds())
+    virtual = int(realtime["virtual_total"] * left / max(1, realtime["length"]))
+    return _("残り %(left)s") % {"left": wording.minutes(virtual // 60 * 60)}
+
+
 def virtual_clock_now(html: str, p: Input, now: datetime) -> str:
     """A real-time phase's virtual clock as it stands at `now`, written into a drawn
     `d-time` part (SPEC §6: both clocks are shown). The part itself leaves it empty, since
     it changes every second: the page's script counts it down, and a page without script
     shows the time left when it was drawn, as a duration like the virtual clock's."""
-    realtime = p.get("realtime") if p else None
-    if not realtime or not p["deadline"] or p["time_up"]:
+    text = virtual_clock_text(p, now)
+    if not text:
         return html
-    left = max(0.0, (datetime.fromisoformat(p["deadline"]) - now).total_seconds())
-    virtual = int(realtime["virtual_total"] * left / max(1, realtime["length"]))
-    text = _("残り %(left)s") % {"left": wording.minutes(virtual // 60 * 60)}
     return VCLOCK.sub(lambda m: m[1] + escape(text) + m[2], html, count=1)
 
 

@@ -29,6 +29,7 @@ from villages.services.errors import NotFound
 from villages.snapshots import SNAPSHOTS, snapshot_of
 
 from .parts import RENDERS, line_html
+from .polls import KEPT
 
 
 def audience(state: GameState, viewer: int | None) -> tuple:
@@ -224,7 +225,7 @@ def result_rows(results: Iterable[Mapping[str, Any]], names: Mapping[int, str]) 
 
 
 def clear_caches() -> None:
-    for cache in (CLOSED_PHASES, CURRENT):
+    for cache in (CLOSED_PHASES, CURRENT, KEPT):
         cache.clear()
     line_numbers.HIDDEN.clear()
     SNAPSHOTS.clear()

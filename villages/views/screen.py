@@ -11,7 +11,8 @@ The vote / night-action / kick pages and the panes' buttons are `villages.views.
 Each pane is drawn from the parts of `villages.screenview` by the one renderer
 (`villages.views.parts`, through `villages.views.panes`); the live push sends the same
 parts as they change. Every read goes through `villages.selectors` (the API's), every
-write through the services.
+write through the services. A read of a pane is drawn once per sight and answered 304
+while its viewer's page is unchanged (`villages.views.polls`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
@@ -29,11 +29,22 @@ from villages.engine.state import RoundResult
 from villages.screenview import layout, speakers
 from villages.services.errors import NotFound
 
-from . import actions
+from . import actions, polls
 from . import parts as draw
 from . import render as log
-from .common import error_page, prefs
-from .panes import LOWER, by_template, config, draw_parts, upper_page, view_of
+from .common import Prefs, error_page
+from .panes import (
+    LOWER,
+    by_template,
+    config,
+    draw_parts,
+    pane_answer,
+    pane_page,
+    upper_body,
+    upper_read,
+    view_of,
+)
+from .standing import Local
 
 # ---------------------------------------------------------------------------
 # The frame page
@@ -46,7 +57,7 @@ def screen(request: HttpRequest, village_id: int) -> HttpResponse:
         return error_page(request, error)
     base = f"/villages/{village_id}/"
     drawn = draw_parts(request, view, ["screen-mode"])
-    return render(
+    body = polls.rendered(
         request,
         "villages/screen.html",
         {
@@ -59,20 +70,22 @@ def screen(request: HttpRequest, village_id: int) -> HttpResponse:
             "config": config(request, view, "screen", drawn),
         },
     )
+    return polls.answer(request, body)
 
 
 # ---------------------------------------------------------------------------
 # The upper pane
 
 
+@polls.conditional(upper_read)
 def upper(request: HttpRequest, village_id: int) -> HttpResponse:
-    try:
-        view = view_of(request, village_id)
-    except NotFound as error:
-        return error_page(request, error)
     if request.method == "POST":
+        try:
+            view = view_of(request, village_id)
+        except NotFound as error:
+            return error_page(request, error)
         return actions.talk(request, view)
-    return upper_page(request, view)
+    return pane_answer(request, village_id, upper_read, upper_body)
 
 
 # ---------------------------------------------------------------------------
@@ -106,13 +119,8 @@ def _log_section(part_id: str, html: str, last: int) -> str:
     )
 
 
-def lower(request: HttpRequest, village_id: int) -> HttpResponse:
-    try:
-        view = view_of(request, village_id)
-    except NotFound as error:
-        return error_page(request, error)
-    p = prefs(request)
-    drawn = draw_parts(request, view, LOWER)
+def lower_body(request: HttpRequest, view: selectors.View, local: Local, p: Prefs) -> str:
+    drawn = draw_parts(request, view, LOWER, local)
     logs = log_parts(view)
     last = _last_of(logs["d-log"])
     cue = _own_vote_cue(view) if request.GET.get("done") == "vote" else None
@@ -127,7 +135,16 @@ def lower(request: HttpRequest, village_id: int) -> HttpResponse:
         "left": request.GET.get("done") == "leave" and view.viewer is None,
         "config": config(request, view, "down", drawn, last, p),
     }
-    return render(request, "villages/lower.html", context)
+    return polls.rendered(request, "villages/lower.html", context)
+
+
+def lower_read(request: HttpRequest, village_id: int) -> polls.Page | None:
+    return pane_page(request, village_id, "down", lower_body)
+
+
+@polls.conditional(lower_read)
+def lower(request: HttpRequest, village_id: int) -> HttpResponse:
+    return pane_answer(request, village_id, lower_read, lower_body)
 
 
 def _own_vote_cue(view: selectors.View) -> dict[str, Any] | None:
@@ -153,20 +170,25 @@ def _last_of(section: str) -> int:
     return int(section[start : section.index('"', start)])
 
 
-def heaven_log(request: HttpRequest, village_id: int) -> HttpResponse:
-    try:
-        view = view_of(request, village_id)
-    except NotFound as error:
-        return error_page(request, error)
+def heaven_body(request: HttpRequest, view: selectors.View, local: Local, p: Prefs) -> str:
     who = speakers(view.loaded)
     html, last = log.log_html(view.state, view.village, view.viewer, who, heaven=True)
-    return render(
+    return polls.rendered(
         request,
         "villages/heaven.html",
         {
             "village": view.village,
             "log": mark_safe(_log_section("h-log", html, last)),
-            "prefs": prefs(request),
-            "config": config(request, view, "heaven", None, last),
+            "prefs": p,
+            "config": config(request, view, "heaven", None, last, p),
         },
     )
+
+
+def heaven_read(request: HttpRequest, village_id: int) -> polls.Page | None:
+    return pane_page(request, village_id, "heaven", heaven_body)
+
+
+@polls.conditional(heaven_read)
+def heaven_log(request: HttpRequest, village_id: int) -> HttpResponse:
+    return pane_answer(request, village_id, heaven_read, heaven_body)

@@ -8,7 +8,9 @@
  * (same-origin frames); a pane opened on its own holds its own. Each page tells the socket
  * what it shows (the digests of its parts, its last line), so that the socket sends only
  * what differs. Without JavaScript the panes still work: <noscript> refresh keeps them
- * current.
+ * current. While the socket is away, a pane with 自動更新 polls instead (`poll`): the site
+ * answers 304 while the pane is unchanged, and the pane is loaded again only when it
+ * changed.
  */
 (function () {
   "use strict";
@@ -441,16 +443,38 @@
       return { type: "hello", parts: own.parts, after: hasLog ? own.last : null, marks: own.marks, lang: cfg.lang };
     });
     socket.connect();
-    // 自動更新 with JavaScript: the socket keeps the pane current; without it, reload.
+    // 自動更新 with JavaScript: the socket keeps the pane current; without it, poll.
     if (cfg.refresh > 0 && hasLog) {
-      setInterval(function () { if (!socket.open) location.reload(); }, cfg.refresh * 1000);
+      setInterval(function () { if (!socket.open) poll(); }, cfg.refresh * 1000);
     }
     setInterval(tick, 1000);
   }
   if (parentHub && cfg.refresh > 0 && (cfg.pane === "down" || cfg.pane === "heaven")) {
-    setInterval(function () { if (!parentHub.isOpen()) location.reload(); }, cfg.refresh * 1000);
+    setInterval(function () { if (!parentHub.isOpen()) poll(); }, cfg.refresh * 1000);
   }
   tick();
+
+  // A poll of this pane: a HEAD with the page's own validator (If-None-Match), which the
+  // site answers 304 while the pane is unchanged for its viewer (villages/views/polls.py):
+  // the page stays as it is. Only a pane that changed (200) is loaded again; a refusal
+  // (503, the site is overloaded) or a lost connection leaves the pane as it is until the
+  // next poll. (The validator is sent by hand: a frame's fetch does not share the cache
+  // entry of the frame's own page.)
+  var polling = false;
+  function poll() {
+    if (!cfg.etag || !window.fetch) { location.reload(); return; }
+    if (polling) return;
+    polling = true;
+    fetch(location.href, {
+      method: "HEAD",
+      cache: "no-store",
+      credentials: "same-origin",
+      headers: { "If-None-Match": '"' + cfg.etag + '"' },
+    }).then(function (r) {
+      polling = false;
+      if (r.status === 200) location.reload();
+    }, function () { polling = false; });
+  }
 
   // ---------------------------------------------------------------- clocks
   function fmt(seconds) {
