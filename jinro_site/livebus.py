@@ -168,8 +168,7 @@ class _Failures:
         more = f" ({skipped} more failed since the last word)" if skipped else ""
         extra = {OUTAGE_MARK: "lost"} if isinstance(error, RedisError | OSError) else {}
         logger.warning(
-            "channel layer: a publish to %s failed: %s%s; open screens catch up from the"
-            " database",
+            "channel layer: a publish to %s failed: %s%s; open screens catch up from the database",
             group,
             what_failed(error),
             more,

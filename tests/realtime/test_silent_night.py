@@ -40,9 +40,7 @@ async def to_night_two(game: Game) -> None:
     await db(game.vote)(9, 1)
 
 
-async def assert_silent(
-    game: Game, observers: dict[str, tuple[Socket, Screen]], what: str
-) -> None:
+async def assert_silent(game: Game, observers: dict[str, tuple[Socket, Screen]], what: str) -> None:
     await hub_settled(game.village_id)
 
     async def hears(name: str, socket: Socket) -> None:
