@@ -76,6 +76,10 @@ def test_a_line_posted_through_one_node_reaches_sockets_on_the_other(two_sites):
         for client in clients:  # a villager's night talk is a monologue: nobody else's
             assert "Bで独り言" not in client.texts()
             assert not client.duplicates
+        # Each audience's lines, whichever process holds its socket, are a fresh load's.
+        for client, seat in ((wolf_on_b, 2), (villager_on_b, 4), (spectator_on_a, None)):
+            fresh = await asyncio.to_thread(expected_lines, game, seat)
+            assert client.messages == fresh, seat
             await client.stop()
 
     asyncio.run(scenario())

@@ -82,7 +82,14 @@ class Listener(Protocol):
 
 
 def in_thread(func: Any) -> Any:
-    return database_sync_to_async(func, thread_sensitive=False)
+    """`func` for awaiting in the process's one thread for such work (Channels'
+    thread-sensitive executor): the hub's reads one after another, on one database
+    connection, whatever the number of loops and villages (a pool of threads would keep a
+    connection each)."""
+    return database_sync_to_async(func)
+
+
+RETRY_SECONDS = 1.0  # after a read that failed (the database away): the same again
 
 
 @dataclass
@@ -270,8 +277,14 @@ class Hub:
             except asyncio.CancelledError:
                 raise
             except Exception:
+                # Nothing is handed out (a reload for everyone would tell every viewer that
+                # something happened): the same read again in a moment, events and all.
                 logger.exception("village %s: the hub could not follow it", village.village_id)
-                followed = Followed(None, [(t[0], {"type": VILLAGE_RELOAD}) for t in targets])
+                village.events[:0], village.notes[:0] = events, notes
+                village.reload, village.read = village.reload or reload, True
+                await asyncio.sleep(RETRY_SECONDS)
+                village.wake.set()
+                continue
             first = village.known is None
             if followed.now is not None:
                 village.known = followed.now
