@@ -122,7 +122,7 @@ def followed(
         lines += [line_from(now.village.pk, f) for f in event["follow"]["lines"]]
     if now is known:
         return None
-    snapshots.SNAPSHOTS.put(snapshots.snapshot_key(now.village), now)
+    snapshots.keep(now)
     line_numbers.HIDDEN.advance(known.village, now.village, lines)
     return now, lines
 

@@ -226,15 +226,27 @@ def advanced(known: Loaded, fields: dict[str, Any]) -> Loaded:
     return Loaded(village, known.rows, state, kicked_users=known.kicked_users)
 
 
-def snapshot_key(village: Village) -> tuple[int, int, int]:
-    # Every write bumps `Village.version` (a compare-and-set in `services.core`), so a
-    # village's rows at one version are a snapshot that can no longer change; the key also
-    # holds the seed, as ids may come back (a rolled-back test, a restored backup).
-    return (village.pk, village.version, village.seed)
+def snapshot_key(village: Village) -> tuple[int, int]:
+    # A village's newest version known here is kept under its id and seed (ids may come
+    # back: a rolled-back test, a restored backup). Every write bumps `Village.version` (a
+    # compare-and-set in `services.core`), so a village's rows at one version are a
+    # snapshot that can no longer change: the version tells whether it is the one wanted.
+    return (village.pk, village.seed)
 
 
-# Committed versions of villages, shared by the readers and writers of this process.
-SNAPSHOTS: LRU[tuple[int, int, int], Loaded] = LRU(256)
+# The newest committed version of each village this process met, shared by its readers
+# and writers (one entry a village: a busy site's villages each post every few seconds,
+# and an entry per version pushed the ones still wanted out).
+SNAPSHOTS: LRU[tuple[int, int], Loaded] = LRU(512)
+
+
+def keep(loaded: Loaded) -> None:
+    """Keep `loaded` as its village's newest version here (an older one never replaces
+    a newer one a writer kept meanwhile)."""
+    key = snapshot_key(loaded.village)
+    known = SNAPSHOTS.get(key)
+    if known is None or known.village.version <= loaded.village.version:
+        SNAPSHOTS.put(key, loaded)
 
 
 _STATE_FIELDS = ("created_at", "capacity", "options", "phase", "day", "winner", "abandoned", "game")
@@ -249,13 +261,14 @@ def snapshot(village: Village) -> Loaded:
     not used.
     """
     found = SNAPSHOTS.get(snapshot_key(village))
-    if found is not None and any(
-        getattr(found.village, f) != getattr(village, f) for f in _STATE_FIELDS
+    if found is not None and (
+        found.village.version != village.version
+        or any(getattr(found.village, f) != getattr(village, f) for f in _STATE_FIELDS)
     ):
         found = None
     if found is None:
         found = load(village)
-        SNAPSHOTS.put(snapshot_key(village), found)
+        keep(found)
     elif found.village is not village:
         found = Loaded(
             village, found.rows, found.state, kicked_users=found.kicked_users, memo=found.memo
@@ -271,12 +284,16 @@ def snapshot_of(village_id: int) -> Loaded | None:
     if found is None:
         return None
     version, seed, created_at = found
-    cached = SNAPSHOTS.get((village_id, version, seed))
-    if cached is not None and cached.village.created_at == created_at:
+    cached = SNAPSHOTS.get((village_id, seed))
+    if (
+        cached is not None
+        and cached.village.version == version
+        and cached.village.created_at == created_at
+    ):
         return cached
     village = Village.objects.filter(pk=village_id).first()
     if village is None:
         return None
     loaded = load(village)
-    SNAPSHOTS.put(snapshot_key(village), loaded)
+    keep(loaded)
     return loaded

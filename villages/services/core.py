@@ -22,7 +22,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from villages import line_numbers, listing, wording
+from villages import line_numbers, listing, snapshots, wording
 from villages.engine import GameState, Phase, Post, Step
 from villages.engine import game as engine
 from villages.engine import visibility as vis
@@ -30,7 +30,7 @@ from villages.engine.errors import NotSeated
 from villages.engine.events import Event, GameOver, Kicked, Started
 from villages.models import Message, Seat, Village
 from villages.models import Seat as SeatRow
-from villages.snapshots import SNAPSHOTS, Loaded, options_to_api, snapshot, snapshot_key
+from villages.snapshots import Loaded, options_to_api, snapshot
 
 from . import gate, push
 from .config import bot_delay, rules
@@ -216,7 +216,7 @@ def _committed(
 ) -> None:
     """The commit is durable: keep its snapshot for the next reader, and publish it (a
     push that fails is logged; see push.after_commit)."""
-    SNAPSHOTS.put(snapshot_key(after.village), after)
+    snapshots.keep(after)
     line_numbers.HIDDEN.advance(before.village, after.village, messages)
     push.publish(before, after, events, messages, moderated, hidden)
 
