@@ -28,13 +28,21 @@ async def _sockets_closed():
 
 
 @pytest.fixture(scope="module")
-def sweepers(django_db_setup, tmp_path_factory):
-    """Two Celery workers and two beats with the short rules (processes.SHORT_RULES), for
-    the tests of one module (two beats are against the deployment rule, which is exactly
-    why the sweep must stand them)."""
+def sweeper_rules():
+    """The rules of a module's `sweepers` (a module may give its own)."""
+    from .processes import SHORT_RULES
+
+    return SHORT_RULES
+
+
+@pytest.fixture(scope="module")
+def sweepers(django_db_setup, tmp_path_factory, sweeper_rules):
+    """Two Celery workers and two beats with `sweeper_rules` (processes.SHORT_RULES unless
+    the module says), for the tests of one module (two beats are against the deployment
+    rule, which is exactly why the sweep must stand them)."""
     from .processes import Sweepers
 
-    running = Sweepers(tmp_path_factory.mktemp("sweepers"))
+    running = Sweepers(tmp_path_factory.mktemp("sweepers"), sweeper_rules)
     try:
         running.start_workers(2)
         running.start_beats(2)

@@ -20,7 +20,7 @@ from villages.services import bots, lifecycle
 
 from ..conftest import restore_icons
 from .game import make_user
-from .processes import SHORT_RULES, Sweepers
+from .processes import SHORT_RULES
 
 BOT_RULES = SHORT_RULES | {"JINRO_SUDDEN_DEATH_GRACE": 20, "JINRO_OUTAGE_SECONDS": 30}
 
@@ -32,15 +32,8 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def sweepers(django_db_setup, tmp_path_factory):
-    """Two Celery workers and two beats with BOT_RULES."""
-    running = Sweepers(tmp_path_factory.mktemp("sweepers"), BOT_RULES)
-    try:
-        running.start_workers(2)
-        running.start_beats(2)
-        yield running
-    finally:
-        running.stop()
+def sweeper_rules():
+    return BOT_RULES
 
 
 @pytest.fixture(autouse=True)
