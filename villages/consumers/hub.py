@@ -31,9 +31,8 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
@@ -41,9 +40,8 @@ from django.conf import settings
 
 from jinro_site import livebus
 from jinro_site.logfilters import OUTAGE_MARK
-from villages.consumers.sequence import MAX_GAP, Sequence, Step
-from villages.consumers.session import Push
-from villages.fanout import Change, Moderation, followed, lines_between
+from villages.consumers.following import Listener, committed_versions, follow
+from villages.consumers.sequence import Sequence, Step
 from villages.groups import (
     AGENT_REPLACED,
     USER_CHANGED,
@@ -53,32 +51,16 @@ from villages.groups import (
     VILLAGE_RELOAD,
     village_group,
 )
-from villages.models import Message, Village
-from villages.snapshots import Loaded, snapshot_of
+from villages.snapshots import Loaded
 
 logger = logging.getLogger(__name__)
 
 PING = "hub.ping"
-WAKE = {"type": "hub.wake"}  # to an agent: what its seat sees changed
 REGROUP_EVERY = 300  # heartbeats between renewals of the hub's group memberships
 
 
 class LayerAway(Exception):
     """The hub could not join the layer (no connection, or a permission missing)."""
-
-
-class Listener(Protocol):
-    """A socket as the hub sees it."""
-
-    village_id: int
-    user_id: int | None
-    flavour: str  # "api", "screen" or "agent"
-
-    @property
-    def viewer(self) -> int | None: ...
-
-    def deliver(self, message: Any) -> None:
-        """Take `message` for later (never blocks)."""
 
 
 def in_thread(func: Any) -> Any:
@@ -374,85 +356,3 @@ HUBS: dict[asyncio.AbstractEventLoop, Hub] = {}
 def hub_healthy() -> bool:
     """False while a hub of this process hears nothing through the layer."""
     return all(hub.healthy() for hub in list(HUBS.values()))
-
-
-# --- what the hub works out in a thread --------------------------------------------------
-
-
-@dataclass
-class Followed:
-    now: Loaded | None
-    deliveries: list[tuple[Listener, Any]]
-
-
-Target = tuple[Listener, str, "int | None", "int | None"]  # listener, flavour, viewer, user
-
-
-def committed_versions(village_ids: list[int]) -> dict[int, int]:
-    return dict(Village.objects.filter(pk__in=village_ids).values_list("pk", "version"))
-
-
-def follow(
-    village_id: int,
-    known: Loaded | None,
-    events: list[dict[str, Any]],
-    notes: list[dict[str, Any]],
-    targets: list[Target],
-    read: bool,
-) -> Followed:
-    """The village as committed now, and what each target is to be handed of the change
-    from `known` (see Hub.follow): made from `known` and the events when they carry what
-    it takes (`fanout.followed`), else read from the database (always with `read`: a
-    reload, or a catch-up with no event to follow)."""
-    made = followed(known, events) if known is not None and events and not read else None
-    if made is not None:
-        now, lines = made
-    elif known is not None and not events and not read:
-        now, lines = known, []  # only cues of a version already followed
-    else:
-        now = snapshot_of(village_id)
-        if now is None:
-            return Followed(None, [(t[0], {"type": VILLAGE_RELOAD}) for t in targets])
-        if known is None:
-            return Followed(now, [])  # the first read: the sockets read for themselves
-        if now.village.version - known.village.version > MAX_GAP:
-            return Followed(now, [(t[0], {"type": VILLAGE_RELOAD}) for t in targets])
-        lines = lines_between(known, now)
-    cues = [c for note in notes for c in note["cues"]]
-    deliveries: list[tuple[Listener, Any]] = []
-    moved = {t[0] for t in targets if _moved(now, t)}
-    deliveries += [(listener, {"type": VILLAGE_CATCH_UP}) for listener in moved]
-    stay = [t for t in targets if t[0] not in moved]
-    if now.village.version > known.village.version or cues:
-        base = known if now.village.version > known.village.version else now
-        deliveries += _shares(Change(base, now, cues, lines if base is known else []), stay)
-    for note in notes:
-        if note.get("moderated"):
-            moderated = note["moderated"]
-            lines = Message.objects.filter(village_id=village_id, pk__in=moderated["lines"])
-            deliveries += _shares(Moderation(now, list(lines), moderated["hidden"]), stay)
-    return Followed(now, deliveries)
-
-
-def _moved(now: Loaded, target: Target) -> bool:
-    """The target's user holds another seat (or none) than the socket watches as."""
-    _listener, _flavour, viewer, user = target
-    if user is None:
-        return False
-    row = now.seat_of_user(user)
-    return (row.seat_no if row is not None else None) != viewer
-
-
-def _shares(change: Change | Moderation, targets: Iterable[Target]) -> list[tuple[Listener, Any]]:
-    out: list[tuple[Listener, Any]] = []
-    for listener, flavour, viewer, user in targets:
-        if flavour == "screen":
-            found = change.screen_for(viewer)
-            if found is not None:
-                out.append((listener, Push(found[1], viewer, user)))
-            continue
-        envelope = change.json_for(viewer, user)
-        if envelope is None:
-            continue
-        out.append((listener, WAKE if flavour == "agent" else Push(envelope, viewer, user)))
-    return out
