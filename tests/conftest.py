@@ -385,6 +385,25 @@ def sweeping(settings):
     Seat.objects.update(bot_next_at=None)
 
 
+# --- Redis away ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cache_unreachable(monkeypatch):
+    """The rate limits' cache (Redis in production) answers every call with a connection
+    error, as when Redis is down."""
+    from villages.services import ratelimit
+
+    class Unreachable:
+        def __getattr__(self, name):
+            def fail(*args, **kwargs):
+                raise ConnectionError("cache down")
+
+            return fail
+
+    monkeypatch.setattr(ratelimit, "cache", Unreachable())
+
+
 # --- Speed -------------------------------------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from villages.engine import game
-from villages.engine.errors import SceneChanged
+from villages.engine.errors import RuleError, SceneChanged
 from villages.engine.events import MessageKind, Post
 from villages.engine.rules import Rules
 from villages.engine.state import Ability, Phase
@@ -29,6 +29,13 @@ def talk(v: Village, seat: int, text: str, at: game.Scene | None) -> game.Step:
     return step
 
 
+def refused_talk(v: Village, seat: int, text: str, at: game.Scene | None) -> RuleError:
+    """The line, refused for its scene (the state left as it was)."""
+    return expect_error(
+        SceneChanged, game.talk, v.state, seat_no=seat, text=text, rules=v.rules, now=v.now, at=at
+    )
+
+
 def test_a_wolfs_night_line_sent_after_the_dawn_is_refused_not_published_by_day() -> None:
     """The bug: a wolf's night line whose POST committed after the dawn was stored as the
     day's public talk, the pack's plan read by the whole village."""
@@ -36,16 +43,7 @@ def test_a_wolfs_night_line_sent_after_the_dawn_is_refused_not_published_by_day(
     [post] = [e for e in talk(v, 1, "今夜は4を噛もう", NIGHT_1).events if isinstance(e, Post)]
     assert post.kind is MessageKind.WOLF and (post.day, post.phase) == (1, Phase.NIGHT)
     run(v, [("attack", 1, 4), ("divine", 3, 5), ("phase", "day", 2)])
-    error = expect_error(
-        SceneChanged,
-        game.talk,
-        v.state,
-        seat_no=2,
-        text="明日は5を吊ろう",
-        rules=v.rules,
-        now=v.now,
-        at=NIGHT_1,
-    )
+    error = refused_talk(v, 2, "明日は5を吊ろう", NIGHT_1)
     assert error.code == "phase_changed" and "発言は送られませんでした" in error.message
     [said] = [e for e in talk(v, 2, "おはよう", DAY_2).events if isinstance(e, Post)]
     assert said.kind is MessageKind.TALK and said.day == 2
@@ -72,9 +70,7 @@ def test_each_part_of_the_scene_that_is_named_must_be_where_the_village_is(
     v = village(EIGHT)
     run(v, [("attack", 1, 4), ("divine", 3, 5)])  # day 2
     if refused:
-        expect_error(
-            SceneChanged, game.talk, v.state, seat_no=5, text="x", rules=v.rules, now=v.now, at=at
-        )
+        refused_talk(v, 5, "x", at)
     else:
         talk(v, 5, "x", at)
 
@@ -88,16 +84,7 @@ def test_a_line_written_before_the_start_is_not_a_night_line() -> None:
     )
     assert [e.kind for e in step.events if isinstance(e, Post)] == [MessageKind.TALK]
     v = village(EIGHT)
-    expect_error(
-        SceneChanged,
-        game.talk,
-        v.state,
-        seat_no=1,
-        text="よろしく",
-        rules=v.rules,
-        now=v.now,
-        at=waiting,
-    )
+    refused_talk(v, 1, "よろしく", waiting)
 
 
 def test_a_night_action_sent_after_its_night_is_refused() -> None:
