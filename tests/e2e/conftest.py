@@ -129,7 +129,7 @@ def contexts(chromium, request):
 
 def _trace_page(page, trace: list[str]) -> None:
     def note(kind: str, text: str) -> None:
-        trace.append(f"{time.time():.3f} {kind} {text[:240]}")
+        trace.append(f"{time.time():.3f} {kind} {text[:4000]}")
 
     def socket(ws) -> None:
         note("ws-open", ws.url)

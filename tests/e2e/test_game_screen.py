@@ -244,7 +244,7 @@ def test_live_talk_objection_cue_and_hidden_wolf_talk(site, contexts, shot):
         expect(log).not_to_contain_text("SECRET-WOLF-PLAN-XYZ")
         html = viewer.page.context.request.get(f"{site}/villages/{village_id}/down/").text()
         assert "SECRET-WOLF-PLAN-XYZ" not in html
-    expect(wolf.lower.locator("#d-log")).to_contain_text("SECRET-WOLF-PLAN-XYZ")
+    expect(wolf.lower.locator("#d-log")).to_contain_text("SECRET-WOLF-PLAN-XYZ", timeout=10_000)
     shot(spectator.page, "16-spectator-night")
 
 
