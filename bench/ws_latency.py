@@ -703,6 +703,21 @@ def report(v: int, run: Run, cpu: dict[str, float]) -> None:
             f"       the slowest POSTs (ms, at s; 0 s = {run.started:.1f} on the machine's "
             f"monotonic clock): {slow_text}"
         )
+        # Whose time a slow frame was: its POST's (the posting node) or the rest (the
+        # socket node): the lines whose last frame came latest, with their POST's answer.
+        answer_of = {sent: a for a, _, sent in run.slowest}
+        last = sorted(
+            (
+                (max(run.arrived[i]) - sent, answer_of.get(sent, 0.0), sent - run.started)
+                for i, sent in run.sent.items()
+                if run.arrived.get(i)
+            ),
+            reverse=True,
+        )[:8]
+        print(
+            "       the lines whose last frame came latest (last frame / its POST, ms, at s): "
+            + ", ".join(f"{f * 1000:.0f}/{a * 1000:.0f} @{t:.1f}" for f, a, t in last)
+        )
         machine = run.machine
         if machine is not None and len(machine.samples) > 2:
             first, last = machine.samples[0][0], machine.samples[-1][0]

@@ -126,6 +126,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # A request leaves no reference cycles behind (jinro_site.requestcycles).
+    "jinro_site.requestcycles.release_request",
     "django.middleware.security.SecurityMiddleware",
     # /static/ (hashed, compressed, cached for a year) before anything else runs.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -189,6 +191,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTHENTICATION_BACKENDS = ["accounts.backends.BanAwareBackend"]
 # Sessions are kept in the database and read through the cache (Redis with REDIS_URL).
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+MESSAGE_STORAGE = "jinro_site.requestcycles.RequestMessages"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -4,6 +4,8 @@ pool of request threads, driven in-process as daphne drives it."""
 from __future__ import annotations
 
 import asyncio
+import gc
+import re
 import threading
 import time
 from pathlib import Path
@@ -11,6 +13,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.core.wsgi import get_wsgi_application
+from django.http import HttpRequest
 from django.templatetags.static import static
 
 from jinro_site.http_threads import ThreadedWSGI
@@ -176,3 +179,62 @@ def test_a_client_that_goes_away_before_its_body_is_sent_is_not_answered():
 
     asyncio.run(ThreadedWSGI(app, threads=1)(scope("/"), receive, send))
     assert (ran, sent) == ([], [])
+
+
+def test_a_request_is_freed_when_answered_and_leaves_the_collector_nothing(client):
+    """Django's request is held in cycles by its user and its messages' storage: freed only
+    by a garbage collection, which a busy daphne paid as a pause every few seconds
+    (jinro_site/requestcycles.py). A line posted, a pane read and a form that sets a flash
+    message leave no request to collect; the message still shows on the next page."""
+    app = ThreadedWSGI(get_wsgi_application(), threads=1)
+    game = waiting_village(3, capacity=8)
+    user = game.users[1]
+    client.force_login(user)
+    cookies = {"sessionid": client.cookies["sessionid"].value}
+
+    def answer(path: str, method: str = "GET", body: bytes = b"", headers=()) -> tuple:
+        jar = "; ".join(f"{k}={v}" for k, v in cookies.items())
+        sent = [(b"cookie", jar.encode()), *headers]
+        status, answered, content = asyncio.run(
+            fetch(app, scope(path, method=method, headers=sent), body)
+        )
+        for line in answered.get("set-cookie", "").split(","):
+            name, _, value = line.strip().partition("=")
+            if name in ("csrftoken", "messages", "sessionid"):
+                cookies[name] = value.split(";")[0]
+        return status, answered, content.decode()
+
+    lower = f"/villages/{game.village_id}/down/"
+    answer(lower)  # every module the pages need is loaded
+    _status, _headers, page = answer("/accounts/profile/")
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)[1]
+    form = [(b"content-type", b"application/x-www-form-urlencoded")]
+
+    def left_to_collect(call) -> tuple[tuple, list[str]]:
+        """What `call` answered, and the paths of the requests it left to the collector."""
+        gc.collect()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        try:
+            answered = call()
+            gc.collect()
+            return answered, [o.path for o in gc.garbage if issubclass(type(o), HttpRequest)]
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+
+    renew = f"csrfmiddlewaretoken={csrf}&renew_token=1".encode()
+    renewed, left = left_to_collect(lambda: answer("/accounts/profile/", "POST", renew, form))
+    assert (renewed[0], renewed[1]["location"], left) == (302, "/accounts/profile/", [])
+    line = [
+        (b"content-type", b"application/json"),
+        (b"authorization", f"Token {token_of(user)}".encode()),  # the renewed token
+    ]
+    url = f"/api/v1/villages/{game.village_id}/messages"
+    posted, left = left_to_collect(lambda: answer(url, "POST", b'{"text": "cy"}', line))
+    assert (posted[0], left) == (201, [])
+    # A pane drawn anew goes through Django's template context, itself a cycle holding the
+    # request; the polls that follow are served from the drawing.
+    assert "cy" in answer(lower)[2]
+    read, left = left_to_collect(lambda: answer(lower))
+    assert (read[0], "cy" in read[2], left) == (200, True, [])
+    assert "APIトークンを新しくしました。" in answer("/accounts/profile/")[2]
