@@ -83,6 +83,18 @@ def test_an_event_that_came_between_two_heartbeats_is_not_read_twice():
     assert sequence.heartbeat(11) is Step.DROP
 
 
+def test_a_busy_village_with_an_event_on_its_way_at_each_heartbeat_is_not_read():
+    """Each heartbeat finds a newer version committed than followed, but the one it found
+    before has come since: nothing was lost."""
+    sequence = following(10)
+    for version in range(11, 15):
+        assert sequence.heartbeat(version) is Step.WAIT  # version's event on its way
+        assert sequence.event(version, since=version - 1) is Step.FOLLOW
+        sequence.read(version)
+    assert sequence.heartbeat(15) is Step.WAIT
+    assert sequence.heartbeat(15) is Step.CATCH_UP  # 15's event never came
+
+
 def test_a_lost_stretch_too_long_is_a_reload_at_the_heartbeat():
     sequence = following(10)
     sequence.heartbeat(10 + MAX_GAP + 5)

@@ -1,7 +1,8 @@
-"""What a socket process's hub works out for a change of a village, in its thread: the
-village as committed now (made from the one its sockets were brought to and the events,
-or read), and what each of its sockets is to be handed of the difference
-(`villages.fanout`, so the engine's visibility function). See `villages.consumers.hub`."""
+"""What a socket process's hub works out for a change of a village: the village as
+committed now (made from the one its sockets were brought to and the events, on the hub's
+loop; or read, in its thread), and what each of its sockets is to be handed of the
+difference (`villages.fanout`, so the engine's visibility function). See
+`villages.consumers.hub`."""
 
 from __future__ import annotations
 
@@ -56,22 +57,51 @@ def follow(
 ) -> Followed:
     """The village as committed now, and what each target is to be handed of the change
     from `known` (see Hub.follow): made from `known` and the events when they carry what
-    it takes (`fanout.followed`), else read from the database (always with `read`: a
+    it takes (`follow_unread`), else read from the database (always with `read`: a
     reload, or a catch-up with no event to follow)."""
-    made = followed(known, events) if known is not None and events and not read else None
+    made = None if read else follow_unread(known, events, notes, targets)
     if made is not None:
-        now, lines = made
-    elif known is not None and not events and not read:
-        now, lines = known, []  # only cues of a version already followed
-    else:
-        now = snapshot_of(village_id)
-        if now is None:
-            return Followed(None, [(t[0], {"type": VILLAGE_RELOAD}) for t in targets])
-        if known is None:
-            return Followed(now, [])  # the first read: the sockets read for themselves
-        if now.village.version - known.village.version > MAX_GAP:
-            return Followed(now, [(t[0], {"type": VILLAGE_RELOAD}) for t in targets])
-        lines = lines_between(known, now)
+        return made
+    now = snapshot_of(village_id)
+    if now is None:
+        return Followed(None, [(t[0], {"type": VILLAGE_RELOAD}) for t in targets])
+    if known is None:
+        return Followed(now, [])  # the first read: the sockets read for themselves
+    if now.village.version - known.village.version > MAX_GAP:
+        return Followed(now, [(t[0], {"type": VILLAGE_RELOAD}) for t in targets])
+    return _handed(village_id, known, now, lines_between(known, now), notes, targets)
+
+
+def follow_unread(
+    known: Loaded | None,
+    events: list[dict[str, Any]],
+    notes: list[dict[str, Any]],
+    targets: list[Target],
+) -> Followed | None:
+    """`follow` without the database, so on the hub's own loop, with no thread to wait
+    for: when the events carry the change (`fanout.followed`: a commit that moved the
+    clock and posted lines, most of a day's and a night's) or only bring cues. None when
+    it takes a read (a missed version, a bigger change, lines the staff hid or showed)."""
+    if known is None or any(note.get("moderated") for note in notes):
+        return None
+    if not events:
+        return _handed(known.village.pk, known, known, [], notes, targets)
+    made = followed(known, events)
+    if made is None:
+        return None
+    now, lines = made
+    return _handed(known.village.pk, known, now, lines, notes, targets)
+
+
+def _handed(
+    village_id: int,
+    known: Loaded,
+    now: Loaded,
+    lines: list[Message],
+    notes: list[dict[str, Any]],
+    targets: list[Target],
+) -> Followed:
+    """What each target is handed of the change from `known` to `now`."""
     cues = [c for note in notes for c in note["cues"]]
     deliveries: list[tuple[Listener, Any]] = []
     moved = {t[0] for t in targets if _moved(now, t)}
@@ -83,8 +113,8 @@ def follow(
     for note in notes:
         if note.get("moderated"):
             moderated = note["moderated"]
-            lines = Message.objects.filter(village_id=village_id, pk__in=moderated["lines"])
-            deliveries += _shares(Moderation(now, list(lines), moderated["hidden"]), stay)
+            shown = Message.objects.filter(village_id=village_id, pk__in=moderated["lines"])
+            deliveries += _shares(Moderation(now, list(shown), moderated["hidden"]), stay)
     return Followed(now, deliveries)
 
 

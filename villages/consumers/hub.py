@@ -5,12 +5,13 @@ registers with the loop's hub instead of hearing the layer itself. The hub holds
 layer channel, in the groups of the villages its sockets watch (and `USERS_GROUP`), and
 for each event:
 
-* `village.changed`: it reads the village as committed now, once, and works out what the
-  change means to each distinct viewer among its sockets — once per viewer, and a screen
-  delta once per set of viewers who see it alike (`villages.fanout`, from the engine's
-  visibility function) — then hands each socket its share, in-process. A socket whose
-  viewer may see nothing of the change gets nothing. A socket whose user sat, left or was
-  kicked is told to read again as its new viewer.
+* `village.changed`: it makes the village as committed now from the event when the event
+  carries it (on the loop: most lines), or else reads it, once, in its thread; and works
+  out what the change means to each distinct viewer among its sockets — once per viewer,
+  and a screen delta once per set of viewers who see it alike (`villages.fanout`, from
+  the engine's visibility function) — then hands each socket its share, in-process. A
+  socket whose viewer may see nothing of the change gets nothing. A socket whose user
+  sat, left or was kicked is told to read again as its new viewer.
 * `agent.replaced`, `user.changed`: passed to the sockets they concern.
 
 It follows each village by number (`villages.consumers.sequence`): a missed event is
@@ -40,7 +41,7 @@ from django.conf import settings
 
 from jinro_site import livebus
 from jinro_site.logfilters import OUTAGE_MARK
-from villages.consumers.following import Listener, committed_versions, follow
+from villages.consumers.following import Listener, committed_versions, follow, follow_unread
 from villages.consumers.sequence import Sequence, Step
 from villages.groups import (
     AGENT_REPLACED,
@@ -253,9 +254,14 @@ class Hub:
             read, village.read = village.read, False
             targets = [(x, x.flavour, x.viewer, x.user_id) for x in village.listeners]
             try:
-                followed = await in_thread(follow)(
-                    village.village_id, village.known, events, notes, targets, reload or read
-                )
+                # On this loop when the events carry the change; else in the thread, read.
+                followed = None
+                if not (reload or read):
+                    followed = follow_unread(village.known, events, notes, targets)
+                if followed is None:
+                    followed = await in_thread(follow)(
+                        village.village_id, village.known, events, notes, targets, reload or read
+                    )
             except asyncio.CancelledError:
                 raise
             except Exception:

@@ -83,7 +83,7 @@ class Sequence:
         if self.known < 0 or committed <= self.known:
             self.suspect = -1
             return Step.DROP
-        if 0 <= self.suspect <= committed:
+        if self.known < self.suspect:  # what the last heartbeat found has not come since
             self.suspect = -1
             if committed - self.known > MAX_GAP:
                 return Step.RELOAD
