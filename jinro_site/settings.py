@@ -342,6 +342,11 @@ JINRO_DEFAULTS: dict[str, int | bool] = {
     # its sockets watch, and pings itself through the channel layer (villages.consumers.hub):
     # a change whose event was lost reaches the screens within two of these.
     "JINRO_LIVE_HEARTBEAT_MS": 2000,
+    # Seconds between daphne's keep-alive pings of an open WebSocket (its --ping-interval;
+    # a peer silent 30 s after one is closed). daphne sends those due every 2 s, all at
+    # once: at 20 s (its default) a process holding 4,400 sockets pinged 440 of them in one
+    # go, a 40-90 ms stall of every socket's frames (bench/ws_latency.py; docs/benchmarks.md).
+    "JINRO_WS_PING_SECONDS": 60,
     # Past capacity (issue 14): a request that waited this long for a thread, or a write
     # for its turn (villages.services.gate), is refused with 503 and Retry-After. A read
     # (GET, HEAD: a burst of polls) queues longer: it is refused only when the site is

@@ -64,6 +64,7 @@ class Command(BaseCommand):
         os.environ["JINRO_SWEEP_TICKER"] = "1" if run_ticker else "0"
         daphne = shutil.which("daphne", path=str(Path(sys.executable).parent)) or "daphne"
         command = [daphne, "--bind", host, "--port", str(port)]
+        command += ["--ping-interval", str(settings.JINRO_WS_PING_SECONDS)]
         command += ["--access-log", "-"] if access_log else ["--verbosity", "0"]
         module, _dot, name = settings.ASGI_APPLICATION.rpartition(".")
         os.execvp(daphne, [*command, f"{module}:{name}"])
