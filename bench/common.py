@@ -247,7 +247,11 @@ def start_site(
     popen = subprocess.Popen(
         [*command, "--host", "127.0.0.1", "--port", str(port)],
         cwd=code or ROOT,
-        env=dict(os.environ) | {"PYTHONUNBUFFERED": "1"} | (env or {}),
+        # As strict as in production about the database on its event loop (the bench's
+        # own process is lenient, for Playwright's loop).
+        env={k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+        | {"PYTHONUNBUFFERED": "1"}
+        | (env or {}),
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,
     )

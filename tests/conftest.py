@@ -142,7 +142,9 @@ def subprocess_env() -> dict[str, str]:
 
     from jinro_site.dburl import database_url
 
-    env = dict(os.environ)
+    # A site process is as strict as in production about the database on its event loop
+    # (the browser tests' process needs the leniency for Playwright's loop; its site not).
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
     env["DATABASE_URL"] = database_url(connections["default"].settings_dict)
     env["DJANGO_SETTINGS_MODULE"] = "tests.site_settings"  # the site's, hashing fast
     env["PYTHONUNBUFFERED"] = "1"

@@ -68,12 +68,12 @@ class _HiddenRows:
         left out, so an older snapshot reads what it held)."""
         key, last = (village.pk, village.seed), village.last_line
         with self.lock:
-            rows, top = self.data.get(key), self.tops.get(key, -1)
+            rows, top = self._used(key), self.tops.get(key, -1)
         if rows is None or top < last:
             rows = (rows or []) + _read(village.pk, after=max(top, 0), upto=last)
             with self.lock:
                 if len(self.data) >= self.size and key not in self.data:
-                    old = next(iter(self.data))
+                    old = next(iter(self.data))  # the one used longest ago
                     self.data.pop(old)
                     self.tops.pop(old, None)
                 if self.tops.get(key, -1) < last:
@@ -82,24 +82,40 @@ class _HiddenRows:
             rows = rows[: bisect.bisect_right(rows, (last, 1 << 62))]
         return rows
 
+    def covers(self, village: VillageLike) -> bool:
+        """The village's rows up to its `last_line` are here: numbering its lines (and
+        `advance` from it) reads nothing."""
+        key = (village.pk, village.seed)
+        with self.lock:
+            return self._used(key) is not None and self.tops.get(key, -1) >= village.last_line
+
     def advance(self, before: VillageLike, after: VillageLike, lines: Iterable[Line]) -> None:
-        """A commit of this process posted `lines`: what it knew of the village up to
-        `before` goes on to `after` without a read (what it did not know yet, up to
-        `before`, is read first: once, and then every commit of the process carries it
-        on, so that its push numbers lines without reading)."""
+        """Commits posted `lines`, from `before` to `after`: what this process knew of the
+        village goes on to `after` without a read (what it did not know yet, up to
+        `before`, is read first: once, and then every commit carries it on, so that its
+        push numbers lines without reading). Lines it holds already (another thread's
+        commit carried it part of the way) are not added twice."""
         key = (after.pk, after.seed)
         with self.lock:
-            known = self.data.get(key) is not None and self.tops.get(key) == before.last_line
+            known = self._used(key) is not None and self.tops.get(key, -1) >= before.last_line
         if not known:
             self.upto(before)
         with self.lock:
-            rows = self.data.get(key)
-            if rows is None or self.tops.get(key) != before.last_line:
-                return  # another commit (of another thread) went on meanwhile
+            rows, top = self.data.get(key), self.tops.get(key, -1)
+            if rows is None or top < before.last_line or top >= after.last_line:
+                return  # dropped meanwhile (read again when needed), or there already
             new = [(m.pk, m.public_no, m.kind, m.seat_no) for m in lines if not m.public]
+            new = [row for row in new if row[0] > top]
             if new:
                 self.data[key] = rows + new
             self.tops[key] = after.last_line
+
+    def _used(self, key: tuple[int, int]) -> list[Hidden] | None:
+        """The village's rows, now the last to be dropped (under the lock)."""
+        rows = self.data.pop(key, None)
+        if rows is not None:
+            self.data[key] = rows
+        return rows
 
     def clear(self) -> None:
         with self.lock:

@@ -17,9 +17,6 @@ import pytest
 
 from tests.conftest import RunningProcess, restore_icons, serve_site
 
-# Playwright's sync API runs an event loop in this thread; the test still uses the ORM.
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -79,10 +76,17 @@ def chromium():
     while it is open, and the async tests that follow need the thread's loop free."""
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+    # Playwright's sync API runs an event loop in this thread while it is open, and the
+    # test still uses the ORM beside it: allowed then only (every other test, and the
+    # site processes, keep Django's check that nothing reads the database on a loop).
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            yield browser
+            browser.close()
+    finally:
+        del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
 
 
 @pytest.hookimpl(wrapper=True)

@@ -203,3 +203,41 @@ def test_a_process_carries_a_villages_hidden_lines_on_from_commit_to_commit(monk
     assert reads == []  # and what it carried is what the database holds:
     assert kept == real(game.village_id, after=0, upto=village.last_line)
     assert len(kept) == 3  # the monologues (a howl is heard by all)
+
+
+def test_lines_followed_part_of_the_way_already_are_carried_on_once_and_without_reading(
+    monkeypatch,
+):
+    """A socket process's hub numbers lines on its event loop, where nothing may read the
+    database (villages.consumers.following.follow_unread): it does so only when the
+    process holds the village's hidden rows (`covers`). A request of the same process may
+    have carried them on to a commit the hub then follows with the next one: the rows go
+    on to the last commit, none twice, with no read. The village used longest ago is the
+    one dropped."""
+    from types import SimpleNamespace
+
+    from villages import line_numbers
+
+    reads = []
+    monkeypatch.setattr(line_numbers, "_read", lambda *a, **kw: reads.append(kw) or [])
+    rows = line_numbers._HiddenRows(size=2)
+
+    def village(last: int, pk: int = 1) -> SimpleNamespace:
+        return SimpleNamespace(pk=pk, seed=7, last_line=last, public_lines=0)
+
+    def monologue(pk: int) -> SimpleNamespace:
+        return SimpleNamespace(pk=pk, kind="monologue", seat_no=3, public=False, public_no=0)
+
+    assert not rows.covers(village(10))
+    rows.upto(village(10))
+    assert reads == [{"after": 0, "upto": 10}] and rows.covers(village(10))
+    assert not rows.covers(village(11))
+    rows.advance(village(10), village(11), [monologue(11)])  # a request's commit
+    rows.advance(village(10), village(12), [monologue(11), monologue(12)])  # the hub's two
+    assert rows.covers(village(12))
+    assert [row[0] for row in rows.upto(village(12))] == [11, 12]
+    assert len(reads) == 1
+    rows.upto(village(0, pk=2))
+    rows.upto(village(12))  # used again: village 2 is now the one used longest ago
+    rows.upto(village(0, pk=3))
+    assert rows.covers(village(12)) and not rows.covers(village(0, pk=2))

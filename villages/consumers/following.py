@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from villages import line_numbers
 from villages.consumers.sequence import MAX_GAP
 from villages.consumers.session import Push
 from villages.fanout import Change, Moderation, followed, lines_between
@@ -81,9 +82,12 @@ def follow_unread(
     """`follow` without the database, so on the hub's own loop, with no thread to wait
     for: when the events carry the change (`fanout.followed`: a commit that moved the
     clock and posted lines, most of a day's and a night's) or only bring cues. None when
-    it takes a read (a missed version, a bigger change, lines the staff hid or showed)."""
+    it takes a read (a missed version, a bigger change, lines the staff hid or showed,
+    hidden lines this process has not numbered up to `known`)."""
     if known is None or any(note.get("moderated") for note in notes):
         return None
+    if not line_numbers.HIDDEN.covers(known.village):
+        return None  # numbering its lines would read the rows this process lacks
     if not events:
         return _handed(known.village.pk, known, known, [], notes, targets)
     made = followed(known, events)
