@@ -88,8 +88,9 @@ def test_every_spec_setting_has_its_default():
         "JINRO_SQLITE_TIMEOUT": 5,
         "JINRO_WS_BURST": 20,
         "JINRO_WS_PER_MINUTE": 60,
-        # The live screens (issue 40): the socket hub's heartbeat.
+        # The live screens (issue 40): the socket hub's heartbeat, daphne's pings.
         "JINRO_LIVE_HEARTBEAT_MS": 2000,
+        "JINRO_WS_PING_SECONDS": 60,
     }
     defaults = django_settings.JINRO_DEFAULTS
     assert {name: defaults[name] for name in expected} == expected
