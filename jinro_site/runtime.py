@@ -82,13 +82,13 @@ def tune_gc_for_a_server() -> None:
     alive at startup (modules, settings, URL patterns) are frozen out of the collector's
     walk, and the young generation is collected every 50,000 allocations, not 700.
 
-    The price, measured at stop 25 (bench/ws_latency.py, V = 200, a GC probe in every
-    process): a request leaves about 90 objects in reference cycles (Django's request and
-    response), so a posting daphne collects some 40,000 young objects every half minute,
-    80-105 ms, and its slowest POSTs are those. Collecting every 5,000 took those pauses
-    away but gave more, shorter ones to the daphne holding the sockets and no better p99
-    (frames 94 and 112 ms against 77-83), so these thresholds stay. The environment's
-    `GC_THRESHOLDS` ("young,middle,old") overrides them.
+    Measured at stop 25 (bench/ws_latency.py, V = 200, a GC probe in every process):
+    collecting every 5,000 gave the daphne holding the sockets more, shorter pauses and no
+    better p99 (frames 94 and 112 ms against 77-83), so these thresholds stay. A request
+    used to leave some 60 objects in reference cycles, so that a posting daphne collected
+    40,000 of them at once every 16 s (45-105 ms, its slowest POSTs); it leaves none now
+    (`jinro_site.requestcycles`). The environment's `GC_THRESHOLDS` ("young,middle,old")
+    overrides them.
     """
     thresholds = gc_thresholds()
     gc.collect()
