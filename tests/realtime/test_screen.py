@@ -293,3 +293,20 @@ async def test_a_push_that_fails_leaves_the_saved_line_saved(monkeypatch, caplog
     assert line is not None
     assert await db(Message.objects.filter(pk=line.pk, text="残る発言").exists)()
     assert "the push broke" in caplog.text
+
+
+async def test_a_frame_too_big_for_a_websocket_message_makes_the_page_load_itself_anew(
+    monkeypatch,
+):
+    """daphne refuses to send a message past its size limit (1 MiB): the frame would fail
+    the socket, and the page would try again and again. The page is told instead to load
+    itself over HTTP, and its socket stays open."""
+    game = await day_two()
+    screen = await open_screen(game.village_id, token=await db(game.token)(5))
+    monkeypatch.setattr(screen_socket, "MAX_FRAME_BYTES", 2_000)  # a line of this test's
+    await db(game.talk)(6, "長い発言です。" * 200)  # 1,400 characters: past 2,000 bytes
+    assert await screen.socket.receive() == {"type": "screen", "reload": True}
+    await db(game.talk)(6, "短い")
+    frame = await screen.next()
+    assert "短い" in frame["lines"][0][3]
+    await screen.close()

@@ -60,6 +60,8 @@ def follow(
     from `known` (see Hub.follow): made from `known` and the events when they carry what
     it takes (`follow_unread`), else read from the database (always with `read`: a
     reload, or a catch-up with no event to follow)."""
+    if known is not None and not read:
+        line_numbers.HIDDEN.upto(known.village)  # read here, if need be: then it follows on
     made = None if read else follow_unread(known, events, notes, targets)
     if made is not None:
         return made

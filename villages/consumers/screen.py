@@ -25,11 +25,20 @@ from villages.consumers.base import (
     whole_number,
 )
 from villages.consumers.session import Page, Push, Route
+from villages.groups import encode
 from villages.views.live import Screen, draw_delta, read_screen
 from villages.views.standing import Local
 
 LANGUAGES = {code for code, _name in settings.LANGUAGES}
 AT_CURSOR = -1  # `redraw(after=...)`: the lines after the socket's cursor
+
+# What one WebSocket message may carry: daphne's `websocket_max_message_size` (1 MiB by
+# default), less a margin. A screen frame past it (a long day's logs drawn again for a
+# viewer who now sees more, a catch-up of hundreds of long lines) would fail the socket,
+# and its page would try again and again: instead the page is told to load itself anew
+# over HTTP (`RELOAD`), which draws it whole.
+MAX_FRAME_BYTES = 1024 * 1024 - 4096
+RELOAD = encode({"type": "screen", "reload": True})
 
 
 class ScreenSocket(VillageSocket):
@@ -40,6 +49,15 @@ class ScreenSocket(VillageSocket):
         self.lang = settings.LANGUAGE_CODE
         self.page = Page()
         self.local = Local()
+
+    async def send_texts(self, texts: list[str]) -> None:
+        """The texts, or the page told to load itself anew in place of one too big for a
+        WebSocket message (and of those after it)."""
+        for n, text in enumerate(texts):
+            if not fits(text):
+                await super().send_texts([*texts[:n], RELOAD])
+                return
+        await super().send_texts(texts)
 
     async def identify(self, token: str) -> bool:
         identified = await super().identify(token)
@@ -150,3 +168,8 @@ class ScreenSocket(VillageSocket):
     async def move_to(self, viewer: int | None) -> None:
         await super().move_to(viewer)
         self.page.forget_versions()
+
+
+def fits(text: str) -> bool:
+    """`text` in UTF-8 is within MAX_FRAME_BYTES (encoded only when it may not be)."""
+    return len(text) <= MAX_FRAME_BYTES // 4 or len(text.encode()) <= MAX_FRAME_BYTES

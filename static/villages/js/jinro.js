@@ -215,6 +215,8 @@
       ws.onmessage = function (e) {
         var data;
         try { data = JSON.parse(e.data); } catch (err) { return; }
+        // A frame too big for the socket: the screen loads itself anew (over HTTP).
+        if (data.type === "screen" && data.reload) { window.top.location.reload(); return; }
         if (data.type === "screen") onFrame(data);
         else if (data.type === "error" && data.error) onError(data.error);
       };
