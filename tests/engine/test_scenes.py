@@ -36,6 +36,18 @@ def refused_talk(v: Village, seat: int, text: str, at: game.Scene | None) -> Rul
     )
 
 
+def ballot(v: Village, voter: int, target: int, at: game.Scene) -> dict:
+    """`game.vote`'s arguments for a ballot cast on the form of scene `at`."""
+    return {
+        "voter": voter,
+        "target": target,
+        "rules": v.rules,
+        "rng": v.rng,
+        "now": v.now,
+        "at": at,
+    }
+
+
 def test_a_wolfs_night_line_sent_after_the_dawn_is_refused_not_published_by_day() -> None:
     """The bug: a wolf's night line whose POST committed after the dawn was stored as the
     day's public talk, the pack's plan read by the whole village."""
@@ -125,39 +137,12 @@ def test_a_ballot_from_before_a_revote_is_refused_and_counted_in_no_round() -> N
     run(v, [("attack", 1, 4), ("divine", 3, 5)])
     first = game.Scene(2, Phase.DAY, 1)
     for voter, target in ((1, 2), (2, 1), (3, 1), (5, 2), (6, 7)):
-        step, _ = unchanged(
-            game.vote,
-            v.state,
-            voter=voter,
-            target=target,
-            rules=v.rules,
-            rng=v.rng,
-            now=v.now,
-            at=first,
-        )
+        step, _ = unchanged(game.vote, v.state, **ballot(v, voter, target, first))
         v.state = step.state
     run(v, [("vote", {7: 6, 8: 6})])  # 2 / 2 / 2 (+1): a tie, round 2
     assert v.state.vote_round == 2 and v.state.current_ballots() == []
-    error = expect_error(
-        SceneChanged,
-        game.vote,
-        v.state,
-        voter=7,
-        target=1,
-        rules=v.rules,
-        rng=v.rng,
-        now=v.now,
-        at=first,
-    )
+    error = expect_error(SceneChanged, game.vote, v.state, **ballot(v, 7, 1, first))
     assert error.message == "再投票になりました。もう一度投票してください。"
-    step, _ = unchanged(
-        game.vote,
-        v.state,
-        voter=7,
-        target=1,
-        rules=v.rules,
-        rng=v.rng,
-        now=v.now,
-        at=game.Scene(2, Phase.DAY, 2),
-    )
+    second = game.Scene(2, Phase.DAY, 2)
+    step, _ = unchanged(game.vote, v.state, **ballot(v, 7, 1, second))
     assert [(b.round, b.voter, b.target) for b in step.state.current_ballots()] == [(2, 7, 1)]
