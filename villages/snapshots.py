@@ -276,6 +276,19 @@ def snapshot(village: Village) -> Loaded:
     return found
 
 
+def known(village_id: int, version: int, seed: int, created_at: datetime) -> Loaded | None:
+    """This process's snapshot of the village at `version`, if it holds that one (the
+    seed and the creation tell the village from one that took its id after it)."""
+    cached = SNAPSHOTS.get((village_id, seed))
+    if (
+        cached is not None
+        and cached.village.version == version
+        and cached.village.created_at == created_at
+    ):
+        return cached
+    return None
+
+
 def snapshot_of(village_id: int) -> Loaded | None:
     """The village as committed now (one small query when its version is known here)."""
     found = (
@@ -283,13 +296,8 @@ def snapshot_of(village_id: int) -> Loaded | None:
     )
     if found is None:
         return None
-    version, seed, created_at = found
-    cached = SNAPSHOTS.get((village_id, seed))
-    if (
-        cached is not None
-        and cached.village.version == version
-        and cached.village.created_at == created_at
-    ):
+    cached = known(village_id, *found)
+    if cached is not None:
         return cached
     village = Village.objects.filter(pk=village_id).first()
     if village is None:

@@ -109,3 +109,52 @@ def test_every_command_round_trips_through_the_rows(settings, seed: int) -> None
     assert state.phase is Phase.ENDED and state.winner is not None
     row = Village.objects.get(pk=village.pk)
     assert row.status == Village.Status.ENDED and row.winner == state.winner.value
+
+
+def test_a_writer_holding_the_villages_version_reads_only_that_version(
+    django_capture_on_commit_callbacks,
+) -> None:
+    """A process that wrote a village (or follows it) holds its newest version: its next
+    write reads only the version under the lock, not the whole row. A version it does
+    not hold (another process wrote since) is read whole, and the write goes on from it."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.realtime.game import started_village, to_day_two
+    from villages import snapshots
+    from villages.models import Message
+    from villages.services import play
+
+    game = started_village()
+    to_day_two(game)
+    village_id = game.village_id
+
+    def talk(seat: int, text: str) -> list[str]:
+        with (
+            CaptureQueriesContext(connection) as queries,
+            django_capture_on_commit_callbacks(execute=True),
+        ):
+            play.post_message(village_id=village_id, user=game.user(seat), text=text)
+        return [q["sql"] for q in queries.captured_queries]
+
+    talk(5, "おはよう")
+    held = snapshots.snapshot_of(village_id)
+    assert held is not None
+    sql = talk(6, "おはようございます")
+    reads = [q for q in sql if q.startswith("SELECT") and 'FROM "villages_village"' in q]
+    assert len(reads) == 1 and "SELECT version, seed, created_at" in reads[0]
+
+    # Another process wrote since (this one holds the version before): read whole.
+    snapshots.SNAPSHOTS.put(snapshots.snapshot_key(held.village), held)
+    sql = talk(7, "遅れました")
+    assert any('SELECT * FROM "villages_village"' in q for q in sql)
+    saved = Village.objects.get(pk=village_id)
+    lines = list(Message.objects.filter(village_id=village_id, seat_no__in=(5, 6, 7)))
+    assert [m.text for m in sorted(lines, key=lambda m: m.pk)][-3:] == [
+        "おはよう",
+        "おはようございます",
+        "遅れました",
+    ]
+    assert saved.public_lines == max(m.public_no for m in lines)
+    assert saved.last_line == max(m.pk for m in lines)
+    assert _reloaded(village_id) == snapshots.snapshot_of(village_id).state
