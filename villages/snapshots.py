@@ -13,8 +13,11 @@ import copy
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
+
+from django.db import connection
+from django.utils import timezone
 
 from villages.engine import (
     Ability,
@@ -276,6 +279,27 @@ def snapshot(village: Village) -> Loaded:
     return found
 
 
+def head(village_id: int, *, lock: str = "") -> tuple[int, int, datetime] | None:
+    """The village row's version, seed and creation (None: no such village), what tells
+    whether a snapshot kept here is the village as committed; `lock` ends the query (a
+    writer's FOR UPDATE). Every read and write of a village asks it, so it is SQL on a
+    cursor: a tenth of what the ORM's `values_list().first()` costs to build."""
+    if not -(2**63) <= village_id < 2**63:
+        return None  # no row has an id its column cannot hold (as the ORM's lookup says)
+    with connection.cursor() as cursor:
+        table = Village._meta.db_table
+        cursor.execute(
+            f'SELECT version, seed, created_at FROM "{table}" WHERE id = %s{lock}', [village_id]
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    version, seed, created_at = row
+    if timezone.is_naive(created_at):  # SQLite keeps UTC without its zone
+        created_at = timezone.make_aware(created_at, UTC)
+    return version, seed, created_at
+
+
 def known(village_id: int, version: int, seed: int, created_at: datetime) -> Loaded | None:
     """This process's snapshot of the village at `version`, if it holds that one (the
     seed and the creation tell the village from one that took its id after it)."""
@@ -291,9 +315,7 @@ def known(village_id: int, version: int, seed: int, created_at: datetime) -> Loa
 
 def snapshot_of(village_id: int) -> Loaded | None:
     """The village as committed now (one small query when its version is known here)."""
-    found = (
-        Village.objects.filter(pk=village_id).values_list("version", "seed", "created_at").first()
-    )
+    found = head(village_id)
     if found is None:
         return None
     cached = known(village_id, *found)

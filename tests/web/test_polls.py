@@ -225,3 +225,26 @@ def test_a_real_time_pane_without_script_is_never_left_with_a_stale_virtual_cloc
     assert answer.status_code == 200
     before = clock.search(first.content.decode())[1]
     assert clock.search(answer.content.decode())[1] != before
+
+
+def test_an_unchanged_poll_of_a_player_reads_its_viewer_and_the_version_only(day_two):
+    """What an unchanged poll costs a logged-in player: its session's user with the
+    user's profile (its bans and screen preferences), and the village's version; nothing
+    of the village's lines, seats or state."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from accounts.services import profile_of
+
+    client = day_two.client(4)
+    profile_of(day_two.users[3])  # seat 4: made as logging in makes it
+    client.get(down(day_two))
+    etag = client.get(down(day_two)).headers["ETag"]
+    with CaptureQueriesContext(connection) as queries:
+        assert poll(client, down(day_two), etag).status_code == 304
+    read = [re.search(r'FROM "(\w+)"', q["sql"])[1] for q in queries.captured_queries]
+    assert len(read) <= 3
+    assert set(read) == {"accounts_profile", "auth_user", "villages_village"}
+    assert 'SELECT version, seed, created_at FROM "villages_village"' in (
+        queries.captured_queries[-1]["sql"]
+    )

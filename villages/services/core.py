@@ -14,7 +14,7 @@ import copy
 import logging
 import random
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from django.db import IntegrityError, OperationalError, connection, transaction
@@ -116,25 +116,18 @@ def _locked(village_id: int, *, skip_locked: bool) -> Loaded | None:
     both). Under the lock only the row's version is read, with its seed and creation (which
     tell a village from one that took its id after it): when this process holds that
     version's snapshot, as it does of a village it wrote or follows, that is the village,
-    as readers take it (`snapshots.known`); otherwise the whole row is read. Every command
-    comes here, so both reads are SQL (a cursor, Manager.raw): a third of what the ORM's
-    `select_for_update().filter().first()` costs to build."""
-    if not -(2**63) <= village_id < 2**63:
-        return None  # no row has an id its column cannot hold (as the ORM's lookup says)
+    as readers take it (`snapshots.known`); otherwise, and for the sweep (`skip_locked`:
+    what it settles was due by the row's deadline and clock, as the database has them),
+    the whole row is read. Every command comes here, so both reads are SQL (a cursor,
+    Manager.raw): a third of what the ORM's `select_for_update().filter().first()` costs
+    to build."""
     lock = ""
     if connection.vendor == "postgresql":
         lock = " FOR UPDATE SKIP LOCKED" if skip_locked else " FOR UPDATE"
-    table = Village._meta.db_table
-    with connection.cursor() as cursor:
-        sql = f'SELECT version, seed, created_at FROM "{table}" WHERE id = %s{lock}'
-        cursor.execute(sql, [village_id])
-        head = cursor.fetchone()
-    if head is None:
+    row = snapshots.head(village_id, lock=lock)
+    if row is None:
         return None
-    version, seed, created_at = head
-    if timezone.is_naive(created_at):  # SQLite keeps UTC without its zone
-        created_at = timezone.make_aware(created_at, UTC)
-    found = snapshots.known(village_id, version, seed, created_at)
+    found = None if skip_locked else snapshots.known(village_id, *row)
     if found is not None:
         return Loaded(
             copy.copy(found.village),
@@ -143,7 +136,7 @@ def _locked(village_id: int, *, skip_locked: bool) -> Loaded | None:
             kicked_users=found.kicked_users,
             memo=found.memo,
         )
-    whole = f'SELECT * FROM "{table}" WHERE id = %s'
+    whole = f'SELECT * FROM "{Village._meta.db_table}" WHERE id = %s'
     village = next(iter(Village.objects.raw(whole, [village_id])), None)
     return None if village is None else snapshot(village)
 
