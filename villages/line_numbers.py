@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -172,6 +172,17 @@ def number_of(village_id: int, seed: int, state: GameState, viewer: int | None, 
     """The number `viewer` knows a line just posted by (its own line, say)."""
     at = Upto(village_id, seed, line.pk, line.public_no)
     return numbers(at, state, viewer, [line])[line.pk]
+
+
+def wrote_in_gaps(
+    village: VillageLike, gaps: set[int], seat_no: int, kinds: Container[str]
+) -> bool:
+    """`seat_no` wrote a hidden line of one of `kinds` in one of `gaps` (one that numbering
+    the gaps' lines for that seat counts, and for another seat does not)."""
+    if not gaps:
+        return False
+    found = _gaps(HIDDEN.upto(village), min(gaps), max(gaps))
+    return any(gap in gaps and seat == seat_no and kind in kinds for _pk, gap, kind, seat in found)
 
 
 def _gaps(rows: Sequence[Hidden], first: int, last: int) -> Sequence[Hidden]:

@@ -359,6 +359,40 @@ def test_cached_log_is_the_same_as_a_fresh_render_for_every_viewer(db):
         assert game.client(seat).get(f"/villages/{game.id}/down/").content.decode() == fresh[seat]
 
 
+def test_the_open_phase_is_drawn_once_for_those_who_see_it_alike(db):
+    """Night 1 open: wolf talk, a villager's and the seer's monologues between its lines.
+    The villagers who wrote nothing share one drawing of the night, the wolves another;
+    a viewer who wrote a monologue has its own. Each viewer's page is the one drawn for it
+    alone: nobody's shows another's monologue, or a number that counts one."""
+    from villages.views.render import CLOSED_PHASES
+
+    game = started_village()
+    for seat, text in [
+        (1, "WOLF-TALK-A"),
+        (5, "MONOLOGUE-OF-FIVE"),
+        (2, "WOLF-TALK-B"),
+        (3, "MONOLOGUE-OF-THE-SEER"),
+        (1, "WOLF-TALK-C"),
+    ]:
+        play.post_message(village_id=game.id, user=game.user(seat), text=text)
+    viewers = [None, *range(1, 9)]
+    url = f"/villages/{game.id}/down/"
+    fresh = {}
+    for seat in viewers:
+        clear_caches()
+        fresh[seat] = game.client(seat).get(url).content.decode()
+    clear_caches()
+    for seat in [6, 1, 5, 3, 2, 7, None, 4, 8]:  # a sharer draws first
+        assert game.client(seat).get(url).content.decode() == fresh[seat], seat
+    night = [key for key in CLOSED_PHASES.data if key[-2:-1] == ((1, "night"),)]
+    assert len(night) == 5  # villagers 4, 6, 7, 8; seat 5; the seer; the wolves; spectators
+    for seat in viewers:
+        shown = {m for m in ("FIVE", "THE-SEER") if f"MONOLOGUE-OF-{m}" in fresh[seat]}
+        assert shown == {5: {"FIVE"}, 3: {"THE-SEER"}}.get(seat, set()), seat
+    ids = {seat: re.findall(r'id="m(\d+)"', fresh[seat]) for seat in (4, 5)}
+    assert len(ids[5]) == len(ids[4]) + 1 and set(ids[4]) <= set(ids[5])
+
+
 def test_a_hidden_line_disappears_from_cached_phases(day_two):
     url = f"/villages/{day_two.id}/down/"
     assert "MONOLOGUE-OF-FOUR" in day_two.client(4).get(url).content.decode()

@@ -14,6 +14,7 @@ language all change the key, so nothing stale is ever served.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Q
@@ -32,18 +33,62 @@ from .parts import RENDERS, line_html
 from .polls import KEPT
 
 
-def audience(state: GameState, viewer: int | None) -> tuple:
-    """Who sees what, as a hashable key derived from `visibility.see_message` alone."""
-    answers = []
-    depends_on_self = False
+def _probes(state: GameState, viewer: int | None) -> list[tuple[str, Any, Any]]:
+    """How the viewer sees a line of each kind written by itself and by somebody else."""
+    out = []
     for kind in MessageKind:
         mine = vis.see_message(state, viewer, vis.BareLine(kind.value, viewer if viewer else -1))
         other = vis.see_message(state, viewer, vis.BareLine(kind.value, -2))
         a = None if mine is None else (mine.kind.value, mine.seat_no is not None)
         b = None if other is None else (other.kind.value, other.seat_no is not None)
-        answers.append((a, b))
-        depends_on_self |= a != b
-    return (tuple(answers), viewer if depends_on_self else None)
+        out.append((kind.value, a, b))
+    return out
+
+
+def audience(state: GameState, viewer: int | None) -> tuple:
+    """Who sees what, as a hashable key derived from `visibility.see_message` alone."""
+    probes = _probes(state, viewer)
+    depends_on_self = any(a != b for _kind, a, b in probes)
+    return (tuple((a, b) for _kind, a, b in probes), viewer if depends_on_self else None)
+
+
+@dataclass(frozen=True)
+class Writers:
+    """Who wrote a phase's lines, by kind, and the gaps its hidden lines are numbered in:
+    what tells whether a viewer sees the phase as the others of its audience do."""
+
+    by_kind: Mapping[str, frozenset[int]]
+    gaps: frozenset[int]
+
+    @classmethod
+    def of(cls, lines: Iterable[Message]) -> Writers:
+        by_kind: dict[str, set[int]] = {}
+        gaps = set()
+        for m in lines:
+            if m.seat_no is not None:
+                by_kind.setdefault(m.kind, set()).add(m.seat_no)
+            if not m.public:
+                gaps.add(m.public_no)
+        return cls({k: frozenset(v) for k, v in by_kind.items()}, frozenset(gaps))
+
+
+def apart(village: Village, state: GameState, viewer: int | None, writers: Writers) -> bool:
+    """The viewer sees a phase's lines (`writers`) otherwise than the others of its
+    audience do.
+
+    An audience that depends on its viewer sees some kinds of line otherwise when the
+    viewer wrote them (its monologue, say). A viewer who wrote none of those among the
+    lines sees every one of them as written by somebody else, as every such viewer does
+    (`see_message` depends on a line only through its kind and whether its writer is the
+    viewer); so do the numbers of their hidden lines, unless a line of those kinds it wrote
+    lies in a gap that numbering one of them counts (`line_numbers.wrote_in_gaps`). Only
+    then are the lines drawn for the viewer alone."""
+    if viewer is None:
+        return False
+    kinds = {kind for kind, a, b in _probes(state, viewer) if a != b}
+    if any(viewer in writers.by_kind.get(kind, ()) for kind in kinds):
+        return True
+    return bool(kinds) and line_numbers.wrote_in_gaps(village, set(writers.gaps), viewer, kinds)
 
 
 # ---------------------------------------------------------------------------
@@ -143,16 +188,28 @@ def log_html(
     current = all_groups[-1]
     wanted = list(groups) if groups is not None else all_groups
     seen_in = sight if sight is not None else state
-    key_base = (
-        village_id,
-        village.seed,  # ids may be reused (a rolled-back test, a restored backup)
-        audience(seen_in, viewer),
-        heaven,
-        oldest_first,
-        only_seat,
-        get_language(),
-        hidden_key,
-    )
+    heard = audience(seen_in, viewer)
+
+    def base(heard: tuple) -> tuple:
+        return (
+            village_id,
+            village.seed,  # ids may be reused (a rolled-back test, a restored backup)
+            heard,
+            heaven,
+            oldest_first,
+            only_seat,
+            get_language(),
+            hidden_key,
+        )
+
+    key_base = base(heard)
+    # The open phase: drawn once for its audience by every viewer who sees it as the
+    # others do (`apart`), once per new line (last_id).
+    current_key = (*key_base, current, last_id)
+    if current in wanted and heard[1] is not None:
+        writers = _current_writers(village, current, last_id, hidden_key)
+        if not apart(village, seen_in, viewer, writers):
+            current_key = (*base((heard[0], None)), current, last_id)
     parts: list[str] = []
     missing: list[tuple[int, str]] = []
     for group in wanted:
@@ -165,7 +222,7 @@ def log_html(
     rows = _messages(village_id, missing)
     for msg in rows:
         fresh.setdefault((msg.day, msg.phase), []).append(msg)
-    if current in wanted and CLOSED_PHASES.get((*key_base, current, last_id)) is None:
+    if current in wanted and CLOSED_PHASES.get(current_key) is None:
         fresh[current] = _current_lines(village, current, last_id, hidden_key)
     for group in missing:
         CLOSED_PHASES.put(
@@ -183,8 +240,7 @@ def log_html(
         )
     for group in wanted if oldest_first else reversed(wanted):
         if group == current:
-            # The open phase, rendered once per new line (last_id) and audience.
-            key = (*key_base, group, last_id)
+            key = current_key
             html = CLOSED_PHASES.get(key)
             if html is None:
                 html = lines_html(
@@ -225,7 +281,7 @@ def result_rows(results: Iterable[Mapping[str, Any]], names: Mapping[int, str]) 
 
 
 def clear_caches() -> None:
-    for cache in (CLOSED_PHASES, CURRENT, KEPT):
+    for cache in (CLOSED_PHASES, CURRENT, WRITERS, KEPT):
         cache.clear()
     line_numbers.HIDDEN.clear()
     SNAPSHOTS.clear()
@@ -242,6 +298,21 @@ def _current_lines(
         rows = _messages(village.pk, [group], up_to=last_id)
         CURRENT.put(key, rows)
     return rows
+
+
+WRITERS: LRU[tuple, Writers] = LRU(4000)
+
+
+def _current_writers(
+    village: Village, group: tuple[int, str], last_id: int, hidden_key: int
+) -> Writers:
+    """`Writers` of the open phase (its rows are read only when it has changed)."""
+    key = (village.pk, village.seed, group, last_id, hidden_key)
+    found = WRITERS.get(key)
+    if found is None:
+        found = Writers.of(_current_lines(village, group, last_id, hidden_key))
+        WRITERS.put(key, found)
+    return found
 
 
 def _messages(
