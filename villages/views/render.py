@@ -8,7 +8,9 @@ with one line of every kind, spoken by the viewer and by somebody else. Two
 viewers whose probes answer alike see every real line alike, because
 `see_message` depends on a line only through its kind and whether its speaker
 is the viewer. A viewer's death, the end of the game, a hidden line or another
-language all change the key, so nothing stale is ever served.
+language all change the key, so nothing stale is ever served. The open phase is drawn
+once per new line for its audience too, by every viewer who wrote none of the lines the
+audience sees otherwise when their writer is the viewer (`apart`).
 """
 
 from __future__ import annotations
@@ -210,52 +212,36 @@ def log_html(
         writers = _current_writers(village, current, last_id, hidden_key)
         if not apart(village, seen_in, viewer, writers):
             current_key = (*base((heard[0], None)), current, last_id)
-    parts: list[str] = []
-    missing: list[tuple[int, str]] = []
+    # Each phase's HTML as found in the cache or drawn now: what this call holds is used
+    # (a cache entry may be pushed out between two reads of it).
+    drawn: dict[tuple[int, str], str] = {}
     for group in wanted:
-        if group == current:
-            continue
-        cached = CLOSED_PHASES.get((*key_base, group))
-        if cached is None:
-            missing.append(group)
+        key = current_key if group == current else (*key_base, group)
+        cached = CLOSED_PHASES.get(key)
+        if cached is not None:
+            drawn[group] = cached
+    missing = [g for g in wanted if g not in drawn and g != current]
     fresh: dict[tuple[int, str], list[Message]] = {g: [] for g in missing}
-    rows = _messages(village_id, missing)
-    for msg in rows:
+    for msg in _messages(village_id, missing):
         fresh.setdefault((msg.day, msg.phase), []).append(msg)
-    if current in wanted and CLOSED_PHASES.get(current_key) is None:
+    if current in wanted and current not in drawn:
         fresh[current] = _current_lines(village, current, last_id, hidden_key)
+        missing.append(current)
     for group in missing:
-        CLOSED_PHASES.put(
-            (*key_base, group),
-            lines_html(
-                village,
-                seen_in,
-                viewer,
-                fresh[group],
-                speakers,
-                heaven=heaven,
-                oldest_first=oldest_first,
-                only_seat=only_seat,
-            ),
+        drawn[group] = lines_html(
+            village,
+            seen_in,
+            viewer,
+            fresh[group],
+            speakers,
+            heaven=heaven,
+            oldest_first=oldest_first,
+            only_seat=only_seat,
         )
+        CLOSED_PHASES.put(current_key if group == current else (*key_base, group), drawn[group])
+    parts: list[str] = []
     for group in wanted if oldest_first else reversed(wanted):
-        if group == current:
-            key = current_key
-            html = CLOSED_PHASES.get(key)
-            if html is None:
-                html = lines_html(
-                    village,
-                    seen_in,
-                    viewer,
-                    fresh.get(group, []),
-                    speakers,
-                    heaven=heaven,
-                    oldest_first=oldest_first,
-                    only_seat=only_seat,
-                )
-                CLOSED_PHASES.put(key, html)
-        else:
-            html = CLOSED_PHASES.get((*key_base, group)) or ""
+        html = drawn.get(group, "")
         if html:
             parts.append(f'<div class="phase" data-phase="{group[0]}-{group[1]}">{html}</div>')
     return "".join(parts), line_numbers.last_number(village, seen_in, viewer)
