@@ -49,7 +49,10 @@ def _probes(state: GameState, viewer: int | None) -> list[tuple[str, Any, Any]]:
 
 def audience(state: GameState, viewer: int | None) -> tuple:
     """Who sees what, as a hashable key derived from `visibility.see_message` alone."""
-    probes = _probes(state, viewer)
+    return _audience(_probes(state, viewer), viewer)
+
+
+def _audience(probes: list[tuple[str, Any, Any]], viewer: int | None) -> tuple:
     depends_on_self = any(a != b for _kind, a, b in probes)
     return (tuple((a, b) for _kind, a, b in probes), viewer if depends_on_self else None)
 
@@ -74,9 +77,10 @@ class Writers:
         return cls({k: frozenset(v) for k, v in by_kind.items()}, frozenset(gaps))
 
 
-def apart(village: Village, state: GameState, viewer: int | None, writers: Writers) -> bool:
+def apart(village: Village, viewer: int | None, kinds: set[str], writers: Writers) -> bool:
     """The viewer sees a phase's lines (`writers`) otherwise than the others of its
-    audience do.
+    audience do (`kinds`: those its audience sees otherwise when their writer is the
+    viewer, from the same probes as `audience`).
 
     An audience that depends on its viewer sees some kinds of line otherwise when the
     viewer wrote them (its monologue, say). A viewer who wrote none of those among the
@@ -87,7 +91,6 @@ def apart(village: Village, state: GameState, viewer: int | None, writers: Write
     then are the lines drawn for the viewer alone."""
     if viewer is None:
         return False
-    kinds = {kind for kind, a, b in _probes(state, viewer) if a != b}
     if any(viewer in writers.by_kind.get(kind, ()) for kind in kinds):
         return True
     return bool(kinds) and line_numbers.wrote_in_gaps(village, set(writers.gaps), viewer, kinds)
@@ -190,7 +193,8 @@ def log_html(
     current = all_groups[-1]
     wanted = list(groups) if groups is not None else all_groups
     seen_in = sight if sight is not None else state
-    heard = audience(seen_in, viewer)
+    probes = _probes(seen_in, viewer)
+    heard = _audience(probes, viewer)
 
     def base(heard: tuple) -> tuple:
         return (
@@ -210,7 +214,8 @@ def log_html(
     current_key = (*key_base, current, last_id)
     if current in wanted and heard[1] is not None:
         writers = _current_writers(village, current, last_id, hidden_key)
-        if not apart(village, seen_in, viewer, writers):
+        own = {kind for kind, a, b in probes if a != b}  # seen otherwise by their writer
+        if not apart(village, viewer, own, writers):
             current_key = (*base((heard[0], None)), current, last_id)
     # Each phase's HTML as found in the cache or drawn now: what this call holds is used
     # (a cache entry may be pushed out between two reads of it).
