@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import http.client
 import os
 import re
@@ -56,6 +57,7 @@ from pathlib import Path
 
 from common import (
     ROOT,
+    Profiler,
     Site,
     day_two_village,
     idle_rate,
@@ -246,7 +248,13 @@ def with_python(port: int, path: str, cookies: list[str], etags: list[str], seco
 
 
 def pollers(
-    work: Path, vid: int, cookies: dict[int, str], seconds: int, etags: bool, code: Path | None
+    work: Path,
+    vid: int,
+    cookies: dict[int, str],
+    seconds: int,
+    etags: bool,
+    code: Path | None,
+    profile: bool = False,
 ) -> None:
     site = start_site(work, code=code)  # just started: its first polls draw every pane cold
     try:
@@ -262,14 +270,18 @@ def pollers(
                 print(f"  {POLLERS} pollers with their ETags: the site gives none")
                 return
         tool = "wrk" if shutil.which("wrk") else "python"
-        if tool == "wrk":
-            rate, total, refused = with_wrk(site.url, path, players, tags, seconds)
-        else:
-            rate, total, refused = with_python(site.port, path, players, tags, seconds)
+        spy = Profiler(site, work / "profile.raw") if profile else contextlib.nullcontext()
+        cpu0 = site.cpu_seconds()
+        with spy:
+            if tool == "wrk":
+                rate, total, refused = with_wrk(site.url, path, players, tags, seconds)
+            else:
+                rate, total, refused = with_python(site.port, path, players, tags, seconds)
+        busy = (site.cpu_seconds() - cpu0) / seconds * 100
         kind = "with their ETags (304s)" if etags else "plain GETs (200s)"
         print(
             f"  {POLLERS} pollers, {kind:23} ({tool}, {seconds} s): {rate:7.1f} requests/s,"
-            f" {total} answered, {refused} refused"
+            f" {total} answered, {refused} refused (the site {busy:.0f}% of a core busy)"
         )
     finally:
         site.stop()
@@ -336,6 +348,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--browser", action="store_true")
     parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="only the 22 pollers, sampled with py-spy (PROFILE_GIL=1: the GIL's holder only)",
+    )
+    parser.add_argument(
         "--code", type=Path, help="run the site of this checkout (another version) instead"
     )
     args = parser.parse_args()
@@ -347,6 +364,10 @@ def main() -> None:
     print(f"village {vid}: 22 seats, day 2, {LINES} lines on day 2")
     if args.browser:
         browser(work, vid)
+        return
+    if args.profile:
+        for etags in (False, True):
+            pollers(work, vid, cookies, args.seconds, etags, args.code, profile=True)
         return
     site = start_site(work, code=args.code)
     try:
