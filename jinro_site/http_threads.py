@@ -53,7 +53,9 @@ class ThreadedWSGI:
 
     def __init__(self, wsgi_app: Callable[..., Any], threads: int | None = None) -> None:
         self.wsgi_app = wsgi_app
-        count = threads or int(os.environ.get("REQUEST_THREADS", "8"))
+        # Python runs one of a process's threads at a time: a few cover the database's
+        # round trips, and more only take turns (docs/operations.md, REQUEST_THREADS).
+        count = threads or int(os.environ.get("REQUEST_THREADS", "4"))
         self.pool = ThreadPoolExecutor(max_workers=count, thread_name_prefix="jinro-request")
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
