@@ -3,6 +3,7 @@ screens open, against one classic polling round (each of the 21 GETting its lowe
 
     .venv/bin/python bench/live_screen.py [--screens 21] [--lines 100] [--batches 3]
                                           [--rounds 5] [--big 10000] [--gap 0.05]
+                                          [--idle SECONDS] [--profile]
 
 A 22-seat village in virtual time on day 2 (built through the services in a throwaway SQLite
 database: the embedded default; set DATABASE_URL, and REDIS_URL for the production layout);
@@ -35,6 +36,7 @@ at all.
 from __future__ import annotations
 
 import argparse
+from contextlib import nullcontext
 import re
 import statistics
 import time
@@ -229,6 +231,13 @@ def main() -> None:
     )
     parser.add_argument("--profile", action="store_true", help="py-spy the short-log posts")
     parser.add_argument(
+        "--idle",
+        type=float,
+        default=0,
+        help="then the screens stay open this many seconds with nothing said: the site's CPU"
+        " a second (sampled with py-spy too, with --profile)",
+    )
+    parser.add_argument(
         "--profile-raw", type=Path, help="keep py-spy's raw stacks in this file (with --profile)"
     )
     args = parser.parse_args()
@@ -264,6 +273,16 @@ def main() -> None:
                 flush=True,
             )
 
+            if args.idle:
+                time.sleep(2)  # the last round's answers sent
+                spy = Profiler(site, work / "idle.raw") if args.profile else nullcontext()
+                with spy:
+                    rate = idle_rate(site, args.idle)
+                print(
+                    f"{len(pages)} screens open and nothing said for {args.idle:.0f} s: "
+                    f"{rate * 1000:.2f} ms of the site's CPU a second",
+                    flush=True,
+                )
             if not args.big:  # `--big 0`: the short log only
                 browser.close()
                 return
