@@ -75,6 +75,9 @@ def options_to_api(options: Options) -> dict[str, Any]:
 # Loading
 
 
+SEATS_BY_USER = "seats_by_user"  # memo: user id -> the seat row (Loaded.seat_of_user)
+
+
 @dataclass
 class Loaded:
     """A village's rows and the engine state built from them: one committed version.
@@ -97,10 +100,13 @@ class Loaded:
     def seat_of_user(self, user_id: int | None) -> SeatRow | None:
         if user_id is None:
             return None
-        for row in self.rows.values():
-            if row.user_id == user_id:
-                return row
-        return None
+        by_user = self.memo.get(SEATS_BY_USER)
+        if by_user is None:  # once per version: a change asks it for each of its sockets
+            by_user = {}
+            for row in self.rows.values():
+                by_user.setdefault(row.user_id, row)
+            self.memo[SEATS_BY_USER] = by_user
+        return by_user.get(user_id)
 
 
 def _dt(value: str | None) -> datetime | None:
