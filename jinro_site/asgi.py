@@ -24,7 +24,7 @@ from jinro_site.media_asgi import MediaFiles  # noqa: E402
 from jinro_site.runtime import SweepTicker, tune_gc_for_a_server  # noqa: E402
 from jinro_site.wsorigin import KnownPaths, SessionOriginValidator, SessionUser  # noqa: E402
 from villages.routing import websocket_urlpatterns  # noqa: E402
-from villages.tasks import run_sweep  # noqa: E402
+from villages.tasks import next_sweep_due, run_sweep  # noqa: E402
 
 pages = ThreadedWSGI(django_wsgi)
 
@@ -39,5 +39,7 @@ application = ProtocolTypeRouter(
 )
 
 if os.environ.get("JINRO_SWEEP_TICKER") == "1":
-    SweepTicker(target=run_sweep, interval=settings.JINRO_SWEEP_INTERVAL).start()
+    SweepTicker(
+        target=run_sweep, next_due=next_sweep_due, interval=settings.JINRO_SWEEP_INTERVAL
+    ).start()
 tune_gc_for_a_server()  # everything is imported: freeze it, collect the young less often

@@ -551,6 +551,82 @@ def test_embedded_ticker_survives_a_failing_sweep(fake_clock):
     assert fake_clock.calls >= 2
 
 
+def _commit_in_another_thread(work) -> None:
+    """`work` committed on another thread's connection (as a request's or a worker's)."""
+    from django.db import connection
+
+    def run() -> None:
+        try:
+            work()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_idle_ticker_sweeps_again_when_another_connection_commits_or_a_time_comes():
+    """On SQLite a tick reads the data version only while nothing can be due (an idle
+    site's sweep read and updated four times a second); on PostgreSQL it sweeps every
+    tick."""
+    from datetime import timedelta
+
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.utils import timezone
+
+    swept: list[int] = []
+    due: list = [None]  # what next_due() answers: nothing waits for time
+    ticker = SweepTicker(target=lambda: swept.append(1), next_due=lambda: due[0], interval=60)
+
+    def sweeps() -> bool:
+        before = len(swept)
+        ticker.tick()
+        return len(swept) > before
+
+    skips = connection.vendor == "sqlite"
+    assert sweeps()  # the first tick
+    assert sweeps() is not skips  # nothing committed, nothing due
+    _commit_in_another_thread(lambda: get_user_model().objects.create(username="elsewhere"))
+    assert sweeps()  # a commit elsewhere may have set a deadline
+    assert sweeps() is not skips
+    due[0] = timezone.now() + timedelta(milliseconds=300)
+    _commit_in_another_thread(lambda: get_user_model().objects.create(username="again"))
+    assert sweeps()  # learns the new time
+    assert sweeps() is not skips  # not yet come
+    time.sleep(0.35)
+    assert sweeps()  # it has come
+    get_user_model().objects.create(username="here")  # this thread's own commit
+    due[0] = None
+    assert sweeps()  # the time it knew is past: it sweeps, and learns there is none
+    assert sweeps() is not skips
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_database_marker_moves_with_another_connections_commit_or_a_new_connection():
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.db.backends.signals import connection_created
+
+    from jinro_site import dbchanges
+
+    if connection.vendor != "sqlite":
+        assert dbchanges.marker() is None  # PostgreSQL: read every time
+        return
+    first = dbchanges.marker()
+    assert dbchanges.marker() == first
+    get_user_model().objects.create(username="mine")
+    assert dbchanges.marker() == first  # this connection's own commit
+    _commit_in_another_thread(lambda: get_user_model().objects.create(username="theirs"))
+    second = dbchanges.marker()
+    assert second != first
+    # A new connection counts its data version afresh: the marker moves with it.
+    connection_created.send(sender=type(connection), connection=connection)
+    assert dbchanges.marker() != second
+
+
 def test_sweep_task_calls_the_same_sweep(fake_clock):
     from villages.tasks import sweep
 

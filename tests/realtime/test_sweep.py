@@ -90,6 +90,23 @@ def test_a_village_is_not_ticked_before_its_deadline():
     assert Village.objects.get(pk=game.village_id).version == version
 
 
+def test_next_due_is_the_earliest_deadline_or_bot_time_of_a_village_in_play():
+    """What the embedded ticker sleeps until (it sweeps then, or when a commit elsewhere
+    may have set an earlier time)."""
+    game = day_two_with_a_non_voter()
+    at = deadline(game.village_id)
+    assert clock.next_due() == at
+    look = at - timedelta(seconds=30)
+    Seat.objects.filter(village_id=game.village_id, seat_no=2).update(bot_next_at=look)
+    assert clock.next_due() == look
+    alarm = at - timedelta(seconds=40)
+    Seat.objects.filter(village_id=game.village_id, seat_no=3).update(bot_alarm_at=alarm)
+    assert clock.next_due() == alarm
+    Seat.objects.filter(village_id=game.village_id).update(bot_next_at=None, bot_alarm_at=None)
+    Village.objects.filter(pk=game.village_id).update(status=Village.Status.ENDED)
+    assert clock.next_due() is None  # an ended village's deadline waits for nothing
+
+
 def test_sweepers_racing_at_the_deadline_kill_once():
     game = day_two_with_a_non_voter()
     sweep_until(game, lambda: Village.objects.get(pk=game.village_id).game["clock"]["time_up_at"])

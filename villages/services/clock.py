@@ -12,11 +12,12 @@ import logging
 import random
 from datetime import datetime
 
+from django.db.models import Min
 from django.utils import timezone
 
 from villages.engine import Step
 from villages.engine import game as engine
-from villages.models import Village
+from villages.models import Seat, Village
 from villages.snapshots import Loaded
 
 from . import core
@@ -64,3 +65,14 @@ def sweep_due_villages(*, now: datetime | None = None) -> int:
             logger.exception("sweep of village %s failed", village_id)
     run_due_bots(now=now)
     return done
+
+
+def next_due() -> datetime | None:
+    """When the sweep next has something to do, as committed now: the earliest deadline of
+    a village waiting or in play, look or alarm of a bot (None: nothing waits for time). A
+    time already past is due at the next sweep (a village another sweeper held)."""
+    deadline = Village.objects.filter(
+        status__in=[Village.Status.WAITING, Village.Status.PLAYING]
+    ).aggregate(at=Min("deadline_at"))["at"]
+    bots = Seat.objects.aggregate(look=Min("bot_next_at"), alarm=Min("bot_alarm_at"))
+    return min((t for t in (deadline, bots["look"], bots["alarm"]) if t is not None), default=None)
