@@ -178,3 +178,44 @@ def test_ci_runs_the_realtime_tests_through_an_account_without_client_commands()
         client.client_list()
     with pytest.raises(NoPermissionError):
         client.set("not-the-sites-key", 1)
+
+
+def test_the_heartbeat_reads_the_versions_again_only_after_a_commit_elsewhere():
+    """A quiet SQLite site's heartbeat reads the data version, not the villages; on
+    PostgreSQL it reads them each time. Either way it sees what another connection
+    committed, and a village it has not read."""
+    import threading
+
+    from django.db import connection
+    from django.db.models import F
+    from django.test.utils import CaptureQueriesContext
+
+    from villages.consumers.following import CommittedVersions
+    from villages.models import Village
+
+    game = started_village()
+    other = started_village()
+    versions = CommittedVersions()
+    first = Village.objects.get(pk=game.village_id).version
+    assert versions([game.village_id]) == {game.village_id: first}
+
+    def villages_read(ids: list[int]) -> tuple[dict[int, int], bool]:
+        with CaptureQueriesContext(connection) as queries:
+            found = versions(ids)
+        return found, any("villages_village" in q["sql"] for q in queries.captured_queries)
+
+    assert villages_read([game.village_id]) == (
+        {game.village_id: first},
+        connection.vendor != "sqlite",
+    )
+
+    def bump() -> None:
+        Village.objects.filter(pk=game.village_id).update(version=F("version") + 1)
+        connection.close()
+
+    thread = threading.Thread(target=bump)  # a request's commit, say, whose event was lost
+    thread.start()
+    thread.join()
+    assert villages_read([game.village_id]) == ({game.village_id: first + 1}, True)
+    both = versions([game.village_id, other.village_id])
+    assert both[other.village_id] == Village.objects.get(pk=other.village_id).version

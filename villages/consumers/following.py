@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from jinro_site import dbchanges
 from villages import line_numbers
 from villages.consumers.sequence import MAX_GAP
 from villages.consumers.session import Push
@@ -44,8 +45,25 @@ class Followed:
 Target = tuple[Listener, str, "int | None", "int | None"]  # listener, flavour, viewer, user
 
 
-def committed_versions(village_ids: list[int]) -> dict[int, int]:
-    return dict(Village.objects.filter(pk__in=village_ids).values_list("pk", "version"))
+class CommittedVersions:
+    """The villages' versions as committed, for the heartbeat: read again only when
+    another connection has committed since the last read (`jinro_site.dbchanges`; a quiet
+    site's heartbeat then reads SQLite's data version only) or other villages are asked.
+    Called in the hub's one thread, which never commits a village's change itself (its
+    own commits would not move the marker)."""
+
+    def __init__(self) -> None:
+        self.last: tuple[object, dict[int, int]] | None = None
+
+    def __call__(self, village_ids: list[int]) -> dict[int, int]:
+        found = dbchanges.marker()  # first: a commit after the read below moves it
+        if found is not None and self.last is not None and self.last[0] == found:
+            known = self.last[1]
+            if all(village_id in known for village_id in village_ids):
+                return {village_id: known[village_id] for village_id in village_ids}
+        versions = dict(Village.objects.filter(pk__in=village_ids).values_list("pk", "version"))
+        self.last = (found, versions) if found is not None else None
+        return versions
 
 
 def follow(

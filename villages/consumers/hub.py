@@ -41,7 +41,12 @@ from django.conf import settings
 
 from jinro_site import livebus
 from jinro_site.logfilters import OUTAGE_MARK
-from villages.consumers.following import Listener, committed_versions, follow, follow_unread
+from villages.consumers.following import (
+    CommittedVersions,
+    Listener,
+    follow,
+    follow_unread,
+)
 from villages.consumers.sequence import Sequence, Step
 from villages.groups import (
     AGENT_REPLACED,
@@ -68,7 +73,8 @@ def in_thread(func: Any) -> Any:
     """`func` for awaiting in the process's one thread for such work (Channels'
     thread-sensitive executor): the hub's reads one after another, on one database
     connection, whatever the number of loops and villages (a pool of threads would keep a
-    connection each)."""
+    connection each). Nothing run there commits a village's change (`CommittedVersions`
+    counts on it)."""
     return database_sync_to_async(func)
 
 
@@ -107,6 +113,7 @@ class Hub:
         self.sent_ping = 0
         self.answered = 0
         self.away = False
+        self.committed = CommittedVersions()
 
     # -- sockets come and go --------------------------------------------------------------
 
@@ -297,7 +304,7 @@ class Hub:
             await self.ping()
             if self.villages:
                 try:
-                    versions = await in_thread(committed_versions)(list(self.villages))
+                    versions = await in_thread(self.committed)(list(self.villages))
                 except asyncio.CancelledError:
                     raise
                 except Exception:
