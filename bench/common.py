@@ -10,6 +10,7 @@ import contextlib
 import http.client
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -218,6 +219,20 @@ class Site:
         pid = self.popen.pid
         return int(Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()[0]) / 1e9
 
+    def thread_cpu(self) -> dict[str, float]:
+        """CPU seconds so far of each of the process's live threads, by the name Python
+        gave it (py-spy's dump, when installed; else the thread's id), a pool's summed."""
+        names = _thread_names(self.popen.pid)
+        found: dict[str, float] = {}
+        for task in Path(f"/proc/{self.popen.pid}/task").iterdir():
+            try:
+                ns = int((task / "schedstat").read_text().split()[0])
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+            name = names.get(int(task.name), task.name)
+            found[name] = found.get(name, 0.0) + ns / 1e9
+        return found
+
     def rss_mib(self) -> float:
         for line in Path(f"/proc/{self.popen.pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -326,16 +341,40 @@ class Client:
         return json.loads(data)["id"]
 
 
-def idle_rate(site: Site, seconds: float = 3.0) -> float:
-    """CPU seconds per second the site spends doing nothing asked of it."""
+def idle_rate(site: Site, seconds: float = 3.0, by_thread: bool = False) -> float:
+    """CPU seconds per second the site spends doing nothing asked of it (`by_thread`:
+    printing each thread's share)."""
+    threads = site.thread_cpu() if by_thread else {}
     start, t0 = site.cpu_seconds(), time.monotonic()
     time.sleep(seconds)
-    return (site.cpu_seconds() - start) / (time.monotonic() - t0)
+    rate = (site.cpu_seconds() - start) / (time.monotonic() - t0)
+    if by_thread:
+        elapsed = time.monotonic() - t0
+        after = site.thread_cpu()
+        shares = sorted(((after[n] - threads.get(n, 0.0), n) for n in after), reverse=True)
+        print(
+            "  by thread: "
+            + ", ".join(f"{n} {1000 * cpu / elapsed:.2f}" for cpu, n in shares if cpu > 0)
+            + " ms/s",
+            flush=True,
+        )
+    return rate
 
 
 # --- Browsers (Debian's chromium, launched as the browser tests launch it) ------------------
 
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402, F401, I001
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402, F401
+
+
+def _thread_names(pid: int) -> dict[int, str]:
+    """Thread id → Python's name for it (a pool's numbers dropped), from `py-spy dump`."""
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    if not Path(spy).exists():
+        return {}
+    dump = subprocess.run([spy, "dump", "--pid", str(pid)], capture_output=True, text=True)
+    line = re.compile(r'^Thread (?:0x[0-9A-Fa-f]+ )?\(?(\d+)\)?[^"]*"([^"]*)"', re.M)
+    found = line.findall(dump.stdout)
+    return {int(tid): re.sub(r"_\d+$", "", name) for tid, name in found}
 
 
 # --- Profiles ----------------------------------------------------------------------------------

@@ -36,10 +36,10 @@ at all.
 from __future__ import annotations
 
 import argparse
-from contextlib import nullcontext
 import re
 import statistics
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -277,7 +277,7 @@ def main() -> None:
                 time.sleep(2)  # the last round's answers sent
                 spy = Profiler(site, work / "idle.raw") if args.profile else nullcontext()
                 with spy:
-                    rate = idle_rate(site, args.idle)
+                    rate = idle_rate(site, args.idle, by_thread=True)
                 print(
                     f"{len(pages)} screens open and nothing said for {args.idle:.0f} s: "
                     f"{rate * 1000:.2f} ms of the site's CPU a second",
