@@ -1,7 +1,7 @@
 """What an idle site costs: its CPU a second with screens' sockets open on a village and
 nothing said, thread by thread, in user and kernel time.
 
-    .venv/bin/python bench/idle.py [--sockets 21] [--seconds 60] [--no-ticker]
+    .venv/bin/python bench/idle.py [--sockets 21] [--seconds 60] [--no-ticker] [--code DIR]
 
 The site is `manage.py runsite` as a new user runs it (the embedded default, with the
 deadline sweep's ticker unless --no-ticker; set DATABASE_URL and REDIS_URL for the
@@ -13,7 +13,8 @@ browser tab says nothing. bench/live_screen.py --idle measures the same with Chr
 The figures: the process's CPU a second (every thread's /proc schedstat, to the
 nanosecond), its split between user and kernel time (/proc stat, in 10 ms ticks: use a
 long window), each thread's share by its Python name (py-spy's dump, when installed), and
-the same with no socket open. Target (issue 40): 21 screens ≤ 1 ms a second.
+the same with no socket open. `--code DIR` runs the site of another checkout on the same
+database (a version before, to compare). Target (issue 40): 21 screens ≤ 1 ms a second.
 """
 
 from __future__ import annotations
@@ -91,10 +92,11 @@ def main() -> None:
     parser.add_argument("--sockets", type=int, default=21)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--no-ticker", action="store_true", help="as bench/live_screen.py runs")
+    parser.add_argument("--code", type=Path, help="run the site of this checkout instead")
     args = parser.parse_args()
     work = setup_django()
     village = day_two_village()
-    site = start_site(work, ticker=not args.no_ticker)
+    site = start_site(work, ticker=not args.no_ticker, code=args.code)
     try:
         time.sleep(3)
         measure(site, args.seconds, "no socket open")

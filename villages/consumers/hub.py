@@ -20,7 +20,8 @@ heartbeat (every `JINRO_LIVE_HEARTBEAT_MS`) asks the database for the versions o
 quiet villages, so that an event lost anywhere is noticed within two heartbeats. The
 heartbeat also sends the hub a ping through the layer: pings that stop coming back mean
 the layer is away (said once in the log); when they come back, every village is read
-again (a resync). Nothing introspects the layer's connections.
+again (a resync). Nothing introspects the layer's connections. Channels' in-memory layer
+(the embedded default) is a queue in this process that cannot be away: it is not pinged.
 
 The hub starts with its loop's first socket and stops with its last, leaving nothing
 behind (its channel's receive is cancelled, which ends the channel).
@@ -36,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 
 from jinro_site import livebus
@@ -301,7 +302,8 @@ class Hub:
         beats = itertools.count(1)
         while True:
             await asyncio.sleep(settings.JINRO_LIVE_HEARTBEAT_MS / 1000)
-            await self.ping()
+            if not isinstance(self.layer, InMemoryChannelLayer):
+                await self.ping()
             if self.villages:
                 try:
                     versions = await in_thread(self.committed)(list(self.villages))
