@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import connection
 from django.db.models import F
 from django.db.models.signals import post_delete, post_save
 
@@ -31,11 +32,16 @@ LISTED = (
     "options",  # the agents option, opened or closed before the start (its mark)
 )
 ROW = 1
+_READ = f'SELECT token, number FROM "{Listing._meta.db_table}" WHERE id = %s'
 
 
 def version() -> str:
-    """The version now (made when the database has none yet)."""
-    found = Listing.objects.filter(pk=ROW).values_list("token", "number").first()
+    """The version now (made when the database has none yet). Every visit of the top page
+    asks it, an unchanged one for nothing else: read through a cursor (the ORM's query
+    built for it took half of a 304's 0.49 ms in process)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_READ, [ROW])
+        found = cursor.fetchone()
     if found is None:
         row, _made = Listing.objects.get_or_create(pk=ROW)
         found = (row.token, row.number)
