@@ -12,6 +12,11 @@ players (a 5-second day, a 5-second grace) and brings them to day 2 spread over
 `--spread` seconds, each with one player who never votes. The server alone then posts
 the time-up warning and, once the grace is over, kills the non-voter.
 
+`--embedded` measures the embedded layout instead, as `bin/run` serves: `manage.py runsite`
+with its sweep ticker, on a throwaway SQLite database (leave DATABASE_URL and REDIS_URL
+unset); `--code DIR` runs the site of another checkout there (a version before, to
+compare).
+
 Lateness of the sudden death = when its line was written − the sudden-death deadline the
 server had set (read from the village while it waited). The time-up warning's lateness
 after the end of the day is printed too. Both are server-side times (PostgreSQL rows).
@@ -22,13 +27,14 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import threading
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from common import bench_users, start_celery, started_village
+from common import bench_users, start_celery, start_site, started_village
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -47,8 +53,15 @@ RULES_ENV = {
 CAST = ["wolf", "wolf", "seer"] + ["villager"] * 5
 
 
-def setup_django() -> None:
-    for name in ("DATABASE_URL", "REDIS_URL"):
+def setup_django(embedded: bool) -> Path:
+    """Django on the bench's database; the directory for the servers' logs."""
+    work = Path(os.environ.get("BENCH_LOG_DIR", "/tmp")) / f"jinro-sudden-bench-{os.getpid()}"
+    work.mkdir(parents=True, exist_ok=True)
+    if embedded:
+        if os.environ.get("DATABASE_URL") or os.environ.get("REDIS_URL"):
+            sys.exit("--embedded: leave DATABASE_URL and REDIS_URL unset (see the docstring)")
+        os.environ["DATABASE_URL"] = f"sqlite:///{work}/bench.sqlite3"
+    for name in () if embedded else ("DATABASE_URL", "REDIS_URL"):
         if not os.environ.get(name):
             sys.exit(f"{name} must be set (see the docstring)")
     os.environ.update(RULES_ENV)
@@ -57,6 +70,29 @@ def setup_django() -> None:
     import django
 
     django.setup()
+    return work
+
+
+def start_servers(log_dir: Path, embedded: bool, code: Path | None) -> list[subprocess.Popen]:
+    """What keeps the clock: the site with its ticker, or one Celery beat and one worker."""
+    if embedded:
+        site = start_site(log_dir, ticker=True, code=code)
+        print(f"runsite with its ticker (logs: {log_dir})", flush=True)
+        return [site.popen]
+    worker = start_celery(
+        ["worker", "--concurrency=2", "--without-gossip", "--without-mingle"],
+        log_dir / "worker.log",
+    )
+    beat = start_celery(
+        ["beat", "--schedule", str(log_dir / "beat-schedule")], log_dir / "beat.log"
+    )
+    from jinro_site.celery import app
+
+    for _ in range(120):
+        if app.control.ping(timeout=0.5):
+            break
+    print(f"one beat, one worker (logs: {log_dir})", flush=True)
+    return [worker, beat]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -77,8 +113,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--villages", type=int, default=100)
     parser.add_argument("--spread", type=float, default=30.0, help="seconds over which days start")
+    parser.add_argument("--embedded", action="store_true", help="runsite and its ticker, SQLite")
+    parser.add_argument("--code", type=Path, help="with --embedded: the site of this checkout")
     args = parser.parse_args()
-    setup_django()
+    log_dir = setup_django(args.embedded)
 
     from django.core.management import call_command
     from django.db import connections
@@ -98,23 +136,8 @@ def main() -> None:
         for v in range(args.villages)
     ]
 
-    log_dir = Path(os.environ.get("BENCH_LOG_DIR", "/tmp")) / f"jinro-sudden-bench-{os.getpid()}"
-    log_dir.mkdir(parents=True, exist_ok=True)
-    worker = start_celery(
-        ["worker", "--concurrency=2", "--without-gossip", "--without-mingle"],
-        log_dir / "worker.log",
-    )
-    beat = start_celery(
-        ["beat", "--schedule", str(log_dir / "beat-schedule")], log_dir / "beat.log"
-    )
-    from jinro_site.celery import app
-
-    for _ in range(120):
-        if app.control.ping(timeout=0.5):
-            break
-    print(
-        f"one beat, one worker (logs: {log_dir}); days start over {args.spread:.0f} s", flush=True
-    )
+    servers = start_servers(log_dir, args.embedded, args.code)
+    print(f"days start over {args.spread:.0f} s", flush=True)
 
     def bring_to_day_two() -> None:
         begin = time.monotonic()
@@ -153,10 +176,10 @@ def main() -> None:
             time.sleep(0.05)
     finally:
         players.join()
-        beat.terminate()
-        worker.terminate()
-        beat.wait(15)
-        worker.wait(30)
+        for server in servers:
+            server.terminate()
+        for server in servers:
+            server.wait(30)
 
     deaths: dict[int, datetime] = {}
     time_ups: dict[int, datetime] = {}
