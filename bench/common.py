@@ -349,16 +349,16 @@ def idle_rate(site: Site, seconds: float = 3.0, by_thread: bool = False) -> floa
     time.sleep(seconds)
     rate = (site.cpu_seconds() - start) / (time.monotonic() - t0)
     if by_thread:
-        elapsed = time.monotonic() - t0
-        after = site.thread_cpu()
-        shares = sorted(((after[n] - threads.get(n, 0.0), n) for n in after), reverse=True)
-        print(
-            "  by thread: "
-            + ", ".join(f"{n} {1000 * cpu / elapsed:.2f}" for cpu, n in shares if cpu > 0)
-            + " ms/s",
-            flush=True,
-        )
+        print(thread_shares(site, threads, time.monotonic() - t0), flush=True)
     return rate
+
+
+def thread_shares(site: Site, before: dict[str, float], elapsed: float) -> str:
+    """Each thread's CPU a second since `before` (`Site.thread_cpu()`), busiest first."""
+    after = site.thread_cpu()
+    shares = sorted(((after[n] - before.get(n, 0.0), n) for n in after), reverse=True)
+    listed = ", ".join(f"{n} {1000 * cpu / elapsed:.2f}" for cpu, n in shares if cpu > 0.00001)
+    return f"  by thread: {listed} ms/s"
 
 
 # --- Browsers (Debian's chromium, launched as the browser tests launch it) ------------------

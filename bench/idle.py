@@ -25,7 +25,7 @@ import os
 import time
 from pathlib import Path
 
-from common import Site, day_two_village, setup_django, start_site
+from common import Site, day_two_village, setup_django, start_site, thread_shares
 
 CLOCK_TICK = os.sysconf("SC_CLK_TCK")
 
@@ -44,19 +44,13 @@ def measure(site: Site, seconds: float, label: str) -> float:
     elapsed = time.monotonic() - t0
     rate = (site.cpu_seconds() - cpu0) / elapsed * 1000
     user1, kernel1 = user_and_kernel(site)
-    after = site.thread_cpu()
-    shares = sorted(((after[n] - threads.get(n, 0.0), n) for n in after), reverse=True)
     user, kernel = (user1 - user0) / elapsed * 1000, (kernel1 - kernel0) / elapsed * 1000
     print(
         f"{label}: {rate:.2f} ms of CPU a second (user {user:.2f}, kernel {kernel:.2f} "
         "in 10 ms ticks)",
         flush=True,
     )
-    print(
-        "  by thread: "
-        + ", ".join(f"{n} {1000 * cpu / elapsed:.2f}" for cpu, n in shares if cpu > 0.00001),
-        flush=True,
-    )
+    print(thread_shares(site, threads, elapsed), flush=True)
     return rate
 
 
@@ -85,6 +79,7 @@ async def hold(site: Site, village_id: int, tokens: list[str], seconds: float) -
     await asyncio.to_thread(measure, site, seconds, f"{len(tokens)} screens open, nothing said")
     for socket in sockets:
         socket.close()
+    await asyncio.gather(*(socket.closed for socket in sockets), return_exceptions=True)
 
 
 def main() -> None:
